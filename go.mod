@@ -1,0 +1,3 @@
+module github.com/fluidlb/fluid
+
+go 1.26

@@ -1,0 +1,364 @@
+package ode
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func decay(dy []float64, _ float64, y []float64) { dy[0] = -y[0] }
+
+func oscillator(dy []float64, _ float64, y []float64) {
+	dy[0] = y[1]
+	dy[1] = -y[0]
+}
+
+// arenstorf is the restricted three-body problem of HNW §II.0 (equation
+// (0.1)); with the initial values below its solution is periodic.
+func arenstorf(dy []float64, _ float64, y []float64) {
+	const mu = 0.012277471
+	const mu1 = 1 - mu
+	d1 := math.Pow((y[0]+mu)*(y[0]+mu)+y[1]*y[1], 1.5)
+	d2 := math.Pow((y[0]-mu1)*(y[0]-mu1)+y[1]*y[1], 1.5)
+	dy[0] = y[2]
+	dy[1] = y[3]
+	dy[2] = y[0] + 2*y[3] - mu1*(y[0]+mu)/d1 - mu*(y[0]-mu1)/d2
+	dy[3] = y[1] - 2*y[2] - mu1*y[1]/d1 - mu*y[1]/d2
+}
+
+var (
+	arenstorfY0     = []float64{0.994, 0, 0, -2.00158510637908252240537862224}
+	arenstorfPeriod = 17.0652165601579625588917206249
+)
+
+func TestExponentialDecay(t *testing.T) {
+	for _, rtol := range []float64{1e-6, 1e-9, 1e-12} {
+		res, err := Solve(Problem{Func: decay}, []float64{1}, 0, 10, &Settings{RTol: rtol, ATol: rtol * 1e-3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.T != 10 {
+			t.Errorf("end point not clamped: T = %v", res.T)
+		}
+		want := math.Exp(-10)
+		// The global error of a tolerance-controlled method is a modest
+		// multiple of the tolerance on this contracting problem.
+		if rel := math.Abs(res.Y[0]-want) / want; rel > 10*rtol {
+			t.Errorf("rtol %g: y(10) = %.15g, want %.15g (rel err %g)", rtol, res.Y[0], want, rel)
+		}
+	}
+}
+
+func TestHarmonicOscillatorBackward(t *testing.T) {
+	// Ten periods forward, then back: both must match the exact solution.
+	s := &Settings{RTol: 1e-11, ATol: 1e-13}
+	tEnd := 20 * math.Pi
+	res, err := Solve(Problem{Func: oscillator}, []float64{1, 0}, 0, tEnd, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Exact: (cos t, −sin t) = (1, 0) at multiples of 2π. Over ten periods
+	// of a neutral problem the error grows linearly: allow 1e-9.
+	if e := math.Hypot(res.Y[0]-1, res.Y[1]); e > 1e-9 {
+		t.Errorf("forward error %g", e)
+	}
+	back, err := Solve(Problem{Func: oscillator}, []float64{math.Cos(3), -math.Sin(3)}, 3, -1.5, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.T != -1.5 {
+		t.Errorf("backward end T = %v", back.T)
+	}
+	if e := math.Hypot(back.Y[0]-math.Cos(-1.5), back.Y[1]+math.Sin(-1.5)); e > 1e-10 {
+		t.Errorf("backward error %g", e)
+	}
+}
+
+func TestConvergenceOrder(t *testing.T) {
+	// With fixed steps the global error of a fifth-order method falls by
+	// 2^5 = 32 when h halves. Problem: the oscillator over [0, 2].
+	errAt := func(h float64) float64 {
+		res, err := Solve(Problem{Func: oscillator}, []float64{1, 0}, 0, 2, &Settings{FixedStep: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return math.Hypot(res.Y[0]-math.Cos(2), res.Y[1]+math.Sin(2))
+	}
+	for _, h := range []float64{0.2, 0.1, 0.05} {
+		order := math.Log2(errAt(h) / errAt(h/2))
+		if order < 4.8 || order > 5.3 {
+			t.Errorf("observed order between h=%g and h/2: %.3f, want ≈ 5", h, order)
+		}
+	}
+}
+
+func TestDenseOutputOrder(t *testing.T) {
+	// The continuous extension is of order 4: with fixed steps, its error in
+	// the middle of the steps falls by about 2^5 per halving (local error
+	// O(h^5)) and it matches the exact solution closely between steps.
+	maxErr := func(h float64) float64 {
+		var worst float64
+		times := []float64{0.05, 0.55, 1.05, 1.55}
+		_, err := Solve(Problem{Func: oscillator}, []float64{1, 0}, 0, 2, &Settings{
+			FixedStep:   h,
+			OutputTimes: times,
+			Output: func(tt float64, y []float64) error {
+				worst = math.Max(worst, math.Hypot(y[0]-math.Cos(tt), y[1]+math.Sin(tt)))
+				return nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return worst
+	}
+	order := math.Log2(maxErr(0.2) / maxErr(0.1))
+	if order < 3.7 {
+		t.Errorf("dense output order %.2f, want ≥ 4", order)
+	}
+}
+
+func TestArenstorf(t *testing.T) {
+	// HNW §II.0: the orbit closes after one period, so the exact solution at
+	// the period is the initial value. The end-point error of a
+	// tolerance-controlled method scales with the tolerance (this orbit
+	// passes close to a mass, so the constant is large: about 1e4·tol at
+	// 1e-7, falling to about 30·tol at 1e-13, as measured here). The bounds
+	// are 5–10× those measurements, and the step counts bound the work so
+	// a regression in the step controller fails too. Run with -v to see
+	// the measured numbers.
+	for _, c := range []struct {
+		tol, maxErr float64
+		maxSteps    int
+	}{
+		{1e-7, 1e-2, 400},
+		{1e-10, 2e-5, 1500},
+		{1e-13, 2e-8, 8000},
+	} {
+		res, err := Solve(Problem{Func: arenstorf}, arenstorfY0, 0, arenstorfPeriod, &Settings{RTol: c.tol, ATol: c.tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e float64
+		for i := range res.Y {
+			e = math.Max(e, math.Abs(res.Y[i]-arenstorfY0[i]))
+		}
+		t.Logf("tol %g: error %.3g after %d steps (%d rejected, %d evals)", c.tol, e, res.Stats.Steps, res.Stats.Rejected, res.Stats.FuncEvals)
+		if e > c.maxErr {
+			t.Errorf("tol %g: orbit misses its start by %g, want < %g", c.tol, e, c.maxErr)
+		}
+		if res.Stats.Steps > c.maxSteps {
+			t.Errorf("tol %g: %d steps, want ≤ %d", c.tol, res.Stats.Steps, c.maxSteps)
+		}
+		// FSAL: six new evaluations per attempted step, plus the first
+		// evaluation and the starting-step heuristic's one.
+		if want := 6*(res.Stats.Steps+res.Stats.Rejected) + 2; res.Stats.FuncEvals != want {
+			t.Errorf("FuncEvals = %d, want %d", res.Stats.FuncEvals, want)
+		}
+	}
+}
+
+func TestEventLocation(t *testing.T) {
+	// y' = −y from 1 crosses 1/2 at ln 2 (falling).
+	ev := Event{G: func(_ float64, y []float64) float64 { return y[0] - 0.5 }, Direction: Falling}
+	res, err := Solve(Problem{Func: decay, Events: []Event{ev}}, []float64{1}, 0, 5, &Settings{RTol: 1e-12, ATol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != EventStop || len(res.Events) != 1 {
+		t.Fatalf("status %v, events %v", res.Status, res.Events)
+	}
+	if d := math.Abs(res.T - math.Ln2); d > 1e-10 {
+		t.Errorf("event at %.15g, want ln 2 (off by %g)", res.T, d)
+	}
+	if res.Y[0] > 0.5 {
+		t.Errorf("state at the event is on the near side: %v", res.Y[0])
+	}
+
+	// Oscillator: x = cos t. Rising zero crossings at 3π/2 + 2πn, falling at
+	// π/2 + 2πn; count them over [0, 20] without stopping.
+	var rises, falls []float64
+	evs := []Event{
+		{G: func(_ float64, y []float64) float64 { return y[0] }, Direction: Rising,
+			Handle: func(tt float64, _ []float64) Action { rises = append(rises, tt); return Continue }},
+		{G: func(_ float64, y []float64) float64 { return y[0] }, Direction: Falling,
+			Handle: func(tt float64, _ []float64) Action { falls = append(falls, tt); return Continue }},
+	}
+	res, err = Solve(Problem{Func: oscillator, Events: evs}, []float64{1, 0}, 0, 20, &Settings{RTol: 1e-12, ATol: 1e-14})
+	if err != nil || res.Status != Success {
+		t.Fatal(err, res.Status)
+	}
+	if len(rises) != 3 || len(falls) != 3 {
+		t.Fatalf("rises %v falls %v", rises, falls)
+	}
+	for n := range 3 {
+		if d := math.Abs(rises[n] - (1.5*math.Pi + 2*math.Pi*float64(n))); d > 1e-10 {
+			t.Errorf("rise %d off by %g", n, d)
+		}
+		if d := math.Abs(falls[n] - (0.5*math.Pi + 2*math.Pi*float64(n))); d > 1e-10 {
+			t.Errorf("fall %d off by %g", n, d)
+		}
+	}
+}
+
+func TestBouncingBall(t *testing.T) {
+	// h'' = −g with restitution e: a piecewise-polynomial solution that the
+	// method integrates exactly, so every bounce time must be exact. From
+	// h(0) = 1, v(0) = 0: first impact at t1 = sqrt(2/g); then the flight
+	// time after bounce k is 2·e^k·v1/g with v1 = g·t1.
+	const g, e = 9.81, 0.8
+	f := func(dy []float64, _ float64, y []float64) { dy[0] = y[1]; dy[1] = -g }
+	var times []float64
+	bounce := Event{
+		G:         func(_ float64, y []float64) float64 { return y[0] },
+		Direction: Falling,
+		Handle: func(tt float64, y []float64) Action {
+			times = append(times, tt)
+			y[0] = 0
+			y[1] = -e * y[1]
+			return Continue
+		},
+	}
+	_, err := Solve(Problem{Func: f, Events: []Event{bounce}}, []float64{1, 0}, 0, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := math.Sqrt(2 / g)
+	want := []float64{t1}
+	v := g * t1
+	for want[len(want)-1] < 3 {
+		v *= e
+		want = append(want, want[len(want)-1]+2*v/g)
+	}
+	want = want[:len(want)-1]
+	if len(times) != len(want) {
+		t.Fatalf("got %d bounces %v, want %d %v", len(times), times, len(want), want)
+	}
+	for i := range want {
+		if d := math.Abs(times[i] - want[i]); d > 1e-10 {
+			t.Errorf("bounce %d at %.15g, want %.15g", i, times[i], want[i])
+		}
+	}
+}
+
+func TestSwitchingRightHandSide(t *testing.T) {
+	// y' = +1 until y reaches 1, then the handler switches to y' = −2: a
+	// discontinuous right-hand side handled exactly. y(3) = 1 − 2·2 = −3.
+	slope := 1.0
+	f := func(dy []float64, _ float64, _ []float64) { dy[0] = slope }
+	ev := Event{
+		G:         func(_ float64, y []float64) float64 { return y[0] - 1 },
+		Direction: Rising,
+		Handle:    func(float64, []float64) Action { slope = -2; return Continue },
+	}
+	res, err := Solve(Problem{Func: f, Events: []Event{ev}}, []float64{0}, 0, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Y[0]+3) > 1e-12 || len(res.Events) != 1 || math.Abs(res.Events[0].T-1) > 1e-12 {
+		t.Errorf("y(3) = %v, events %v", res.Y[0], res.Events)
+	}
+}
+
+func TestZeroAtStartDoesNotFire(t *testing.T) {
+	// An event that is zero at t0 and moves away must not fire; one that is
+	// zero at t0 and moves across (for its direction) fires at t0.
+	f := func(dy []float64, _ float64, _ []float64) { dy[0] = 1 }
+	away := Event{G: func(_ float64, y []float64) float64 { return y[0] }, Direction: Falling}
+	res, err := Solve(Problem{Func: f, Events: []Event{away}}, []float64{0}, 0, 1, nil)
+	if err != nil || res.Status != Success {
+		t.Errorf("away: %v %v", err, res.Status)
+	}
+	across := Event{G: func(_ float64, y []float64) float64 { return y[0] }, Direction: Rising}
+	res, err = Solve(Problem{Func: f, Events: []Event{across}}, []float64{0}, 0, 1, nil)
+	if err != nil || res.Status != EventStop || res.T > 1e-12 {
+		t.Errorf("across: %v %v at %v", err, res.Status, res.T)
+	}
+}
+
+func TestOutputTimes(t *testing.T) {
+	var got []float64
+	times := []float64{0, 0.25, 1, 2.5, 4}
+	_, err := Solve(Problem{Func: decay}, []float64{1}, 0, 4, &Settings{
+		RTol:        1e-10,
+		OutputTimes: times,
+		Output: func(tt float64, y []float64) error {
+			got = append(got, tt)
+			if math.Abs(y[0]-math.Exp(-tt)) > 1e-9 {
+				t.Errorf("y(%v) = %v, want %v", tt, y[0], math.Exp(-tt))
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(times) {
+		t.Errorf("output at %v, want %v", got, times)
+	}
+	_, err = Solve(Problem{Func: decay}, []float64{1}, 0, 4, &Settings{OutputTimes: []float64{1, 0.5}, Output: func(float64, []float64) error { return nil }})
+	if err == nil {
+		t.Error("unordered OutputTimes accepted")
+	}
+	stop := errors.New("enough")
+	res, err := Solve(Problem{Func: decay}, []float64{1}, 0, 4, &Settings{Output: func(tt float64, _ []float64) error {
+		if tt > 1 {
+			return stop
+		}
+		return nil
+	}})
+	if !errors.Is(err, stop) || res.Status != OutputStop {
+		t.Errorf("output error not propagated: %v %v", err, res.Status)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	res, err := Solve(Problem{Func: arenstorf}, arenstorfY0, 0, arenstorfPeriod, &Settings{MaxSteps: 10})
+	if !errors.Is(err, ErrStepLimit) || res.Status != StepLimit {
+		t.Errorf("step limit: %v %v", err, res.Status)
+	}
+	nan := func(dy []float64, tt float64, y []float64) {
+		dy[0] = 1
+		if tt > 0.5 {
+			dy[0] = math.NaN()
+		}
+	}
+	res, err = Solve(Problem{Func: nan}, []float64{0}, 0, 1, nil)
+	if !errors.Is(err, ErrNonFinite) || res.Status != NonFinite {
+		t.Errorf("NaN: %v %v", err, res.Status)
+	}
+	// Blow-up y' = y² from 1 at t = 1: the step size underflows (or the
+	// state overflows) before t = 2; either way an error, never a number.
+	blow := func(dy []float64, _ float64, y []float64) { dy[0] = y[0] * y[0] }
+	res, err = Solve(Problem{Func: blow}, []float64{1}, 0, 2, nil)
+	if err == nil || res.Status == Success {
+		t.Errorf("blow-up integrated to %v: status %v", res.Y, res.Status)
+	}
+	if _, err := Solve(Problem{Func: decay}, []float64{1}, 0, 1, &Settings{RTol: -1}); err == nil {
+		t.Error("negative RTol accepted")
+	}
+	if _, err := Solve(Problem{Func: decay}, []float64{math.NaN()}, 0, 1, nil); err == nil {
+		t.Error("NaN initial state accepted")
+	}
+	if s := Status(42).String(); s != "Status(42)" {
+		t.Errorf("unknown status prints %q", s)
+	}
+}
+
+func TestNoAllocationPerStep(t *testing.T) {
+	ev := Event{G: func(_ float64, y []float64) float64 { return y[0] - 2 }, Direction: Rising}
+	it, err := NewIntegrator(Problem{Func: arenstorf, Events: []Event{ev}}, 4, &Settings{RTol: 1e-10, ATol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := make([]float64, 4)
+	allocs := testing.AllocsPerRun(5, func() {
+		copy(y, arenstorfY0)
+		if _, err := it.Solve(y, 0, arenstorfPeriod); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per solve of ~1000 steps, want 0", allocs)
+	}
+}
