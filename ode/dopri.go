@@ -344,11 +344,24 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 				zeroLength = 0
 			}
 			t = te
-			st.Events++
-			it.res.Events = append(it.res.Events, EventRecord{Index: idx, T: te})
-			act := Stop
-			if hd := it.p.Events[idx].Handle; hd != nil {
-				act = hd(t, y)
+			// Handle the located event and every other event that is also
+			// past its crossing at te (simultaneous crossings, such as two
+			// identical components reaching a surface together), in index
+			// order; each handler sees the previous ones' changes.
+			act := Continue
+			for j, ev := range it.p.Events {
+				if j != idx && !(after(ev.Direction, it.ref[j], it.gNew[j]) && after(ev.Direction, it.ref[j], ev.G(t, y))) {
+					continue
+				}
+				st.Events++
+				it.res.Events = append(it.res.Events, EventRecord{Index: j, T: te})
+				a := Stop
+				if ev.Handle != nil {
+					a = ev.Handle(t, y)
+				}
+				if a == Stop {
+					act = Stop
+				}
 			}
 			if act == Stop {
 				it.res.T = t
@@ -364,6 +377,13 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 				return ErrNonFinite
 			}
 			it.armEvents(t, y)
+			if s.Step != nil {
+				if err := s.Step(t, y); err != nil {
+					it.res.T = t
+					it.res.Status = OutputStop
+					return err
+				}
+			}
 			if t == t1 {
 				it.res.T = t
 				it.res.Status = Success
@@ -385,6 +405,13 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		copy(it.gPrev, it.gNew)
 		it.updateRefs()
 		t = tNew
+		if s.Step != nil {
+			if err := s.Step(t, y); err != nil {
+				it.res.T = t
+				it.res.Status = OutputStop
+				return err
+			}
+		}
 		if last {
 			it.res.T = t
 			it.res.Status = Success

@@ -310,6 +310,16 @@ func TestOutputTimes(t *testing.T) {
 	if !errors.Is(err, stop) || res.Status != OutputStop {
 		t.Errorf("output error not propagated: %v %v", err, res.Status)
 	}
+	// Step sees every accepted step even when Output has its own times.
+	var steps int
+	res, err = Solve(Problem{Func: decay}, []float64{1}, 0, 4, &Settings{
+		OutputTimes: []float64{2},
+		Output:      func(float64, []float64) error { return nil },
+		Step:        func(float64, []float64) error { steps++; return nil },
+	})
+	if err != nil || steps != res.Stats.Steps || steps < 5 {
+		t.Errorf("Step called %d times for %d steps (%v)", steps, res.Stats.Steps, err)
+	}
 }
 
 func TestFailures(t *testing.T) {
@@ -360,5 +370,43 @@ func TestNoAllocationPerStep(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per solve of ~1000 steps, want 0", allocs)
+	}
+}
+
+func TestSimultaneousEvents(t *testing.T) {
+	// Two identical components fall through zero at the same instant t = 1;
+	// each event's handler freezes its component. Both must fire at t = 1
+	// (handling only the first would leave the twin falling forever).
+	frozen := [2]bool{}
+	f := func(dy []float64, _ float64, y []float64) {
+		for i := range dy {
+			dy[i] = -1
+			if frozen[i] {
+				dy[i] = 0
+			}
+		}
+	}
+	var evs []Event
+	for i := range 2 {
+		evs = append(evs, Event{
+			G: func(_ float64, y []float64) float64 {
+				if frozen[i] {
+					return 1
+				}
+				return y[i]
+			},
+			Direction: Falling,
+			Handle:    func(float64, []float64) Action { frozen[i] = true; return Continue },
+		})
+	}
+	res, err := Solve(Problem{Func: f, Events: evs}, []float64{1, 1}, 0, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 2 || math.Abs(res.Events[0].T-1) > 1e-12 || math.Abs(res.Events[1].T-1) > 1e-12 {
+		t.Fatalf("events %v, want both at t = 1", res.Events)
+	}
+	if math.Abs(res.Y[0]) > 1e-12 || math.Abs(res.Y[1]) > 1e-12 {
+		t.Errorf("final state %v, want both frozen at 0", res.Y)
 	}
 }

@@ -83,6 +83,11 @@ type Settings struct {
 	// space valid only during the call. A non-nil error stops the
 	// integration and is returned by Solve.
 	Output func(t float64, y []float64) error
+	// Step, if not nil, is called after every accepted step (and after
+	// every handled event) with the state there, whatever OutputTimes
+	// say: for monitoring invariants or progress. The slice y must not be
+	// modified. A non-nil error stops the integration as Output's does.
+	Step func(t float64, y []float64) error
 }
 
 const (

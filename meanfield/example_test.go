@@ -1,0 +1,65 @@
+package meanfield_test
+
+import (
+	"fmt"
+
+	"github.com/fluidlb/fluid/meanfield"
+)
+
+// Theorem 1 of seed 004: with loads (0.7, 0.3) at λ = 0.5, the lighter
+// dispatcher hoards the tokens and 40% of the jobs are blocked.
+func ExampleJIQ_Limit() {
+	m := &meanfield.JIQ{Scenario: meanfield.Blocking, Load: 0.5, Alpha: []float64{0.7, 0.3}}
+	lim, err := m.Limit()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("blocking %.4g, busy %.4g, tokens %.4g, %v\n", lim.Blocking, lim.Busy, lim.Tokens, lim.Stability.Verdict)
+	fmt.Printf("token exchange removes blocking from ν* = %.4g\n", lim.NuStar)
+	// Output:
+	// blocking 0.4, busy 0.3, tokens [0 0.7], stable
+	// token exchange removes blocking from ν* = 0.4
+}
+
+// The queueing scenario's counterexample of SPEC §3.4: at λ = 0.5 the mean
+// wait depends on more than λ and the smallest share.
+func ExampleJIQ_Limit_queueing() {
+	for _, alpha := range [][]float64{{0.6, 0.2, 0.2}, {0.4, 0.4, 0.2}} {
+		m := &meanfield.JIQ{Scenario: meanfield.Queueing, Load: 0.5, Alpha: alpha}
+		lim, err := m.Limit()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("α = %v: E[W] = %.4g, sent at random %.4g\n", alpha, lim.MeanWait, lim.FractionRandom)
+	}
+	// Output:
+	// α = [0.6 0.2 0.2]: E[W] = 0.1905, sent at random 0.32
+	// α = [0.4 0.4 0.2]: E[W] = 0.1111, sent at random 0.2
+}
+
+// The fluid trajectory of the blocking scenario from x = (0, ½, ½): the
+// heavier dispatcher's pool empties at t₁ = 2.672669 (SPEC §3.4).
+func ExampleJIQ_Trajectory() {
+	m := &meanfield.JIQ{Scenario: meanfield.Blocking, Load: 0.5, Alpha: []float64{0.7, 0.3}}
+	res, err := m.Trajectory(&meanfield.JIQState{Tokens: []float64{0.5, 0.5}}, 20, &meanfield.TrajectorySettings{
+		Times: []float64{1, 5, 20},
+		Output: func(p *meanfield.JIQPoint) error {
+			fmt.Printf("t = %g: busy %.4g, blocking %.4g\n", p.T, p.Busy, p.Blocking)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range res.Switches {
+		fmt.Printf("dispatcher %d's pool empties at t = %.6f\n", s.Dispatcher+1, s.T)
+	}
+	// Output:
+	// t = 1: busy 0.3161, blocking 0
+	// t = 5: busy 0.3517, blocking 0.3483
+	// t = 20: busy 0.3, blocking 0.4
+	// dispatcher 1's pool empties at t = 2.672669
+}

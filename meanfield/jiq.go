@@ -1,0 +1,202 @@
+package meanfield
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Scenario selects what a JIQ dispatcher does with a job when it holds no
+// token.
+type Scenario int
+
+const (
+	// Blocking discards the job.
+	Blocking Scenario = iota
+	// Queueing sends the job to a server chosen uniformly at random,
+	// revoking that server's token if it was idle.
+	Queueing
+)
+
+func (s Scenario) String() string {
+	switch s {
+	case Blocking:
+		return "blocking"
+	case Queueing:
+		return "queueing"
+	}
+	return fmt.Sprintf("Scenario(%d)", int(s))
+}
+
+// ParseScenario parses "blocking" or "queueing".
+func ParseScenario(s string) (Scenario, error) {
+	switch strings.ToLower(s) {
+	case "blocking":
+		return Blocking, nil
+	case "queueing", "queuing":
+		return Queueing, nil
+	}
+	return 0, &ParamError{Param: "scenario", Msg: fmt.Sprintf("unknown scenario %q (want blocking or queueing)", s)}
+}
+
+// JIQ is the fluid (N → ∞) model of Join-the-Idle-Queue with R
+// dispatchers (SPEC §3, seed 004). Time is in mean service times; all
+// rates are per server.
+type JIQ struct {
+	Scenario Scenario
+	// Load is λ, the job arrival rate per server. Any λ > 0 for Blocking;
+	// λ < 1 for Queueing.
+	Load float64
+	// Alpha are the dispatchers' arrival shares α_r > 0, summing to 1, in
+	// any order; results are reported in this order.
+	Alpha []float64
+	// Beta are the token allotment probabilities β_r ≥ 0 (Enhancement 1),
+	// summing to 1, same length as Alpha. Nil means basic JIQ: β_r = 1/R.
+	Beta []float64
+	// Exchange is the token exchange rate ν ≥ 0 (Enhancement 2).
+	Exchange float64
+	// IMax truncates the queue lengths of the Queueing model at IMax
+	// (arrivals to a server holding IMax jobs are not counted there). Zero
+	// means automatic: the smallest IMax ≥ 10 whose stationary tail mass
+	// λ·λ₂^IMax is at most TailTol.
+	IMax int
+	// TailTol bounds the stationary mass above IMax. Default 1e-12.
+	TailTol float64
+}
+
+// ParamError reports an invalid model parameter; Param is the name of the
+// parameter as the command line spells it (load, alpha, beta, exchange,
+// imax, tail-tol, init, until).
+type ParamError struct {
+	Param string
+	Msg   string
+}
+
+func (e *ParamError) Error() string { return "meanfield: " + e.Param + ": " + e.Msg }
+
+const (
+	// sumTol is how far a probability vector's sum may be from 1.
+	sumTol = 1e-9
+	// defaultTailTol is the default bound on the truncated stationary mass.
+	defaultTailTol = 1e-12
+	// maxIMax bounds the queueing truncation.
+	maxIMax = 100000
+)
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkDistribution validates a probability vector named param.
+func checkDistribution(param string, v []float64, positive bool) error {
+	var sum float64
+	for i, x := range v {
+		if !finite(x) {
+			return &ParamError{param, fmt.Sprintf("entry %d is %v, want a finite number", i+1, x)}
+		}
+		if x < 0 || (positive && x == 0) {
+			want := "non-negative"
+			if positive {
+				want = "positive"
+			}
+			return &ParamError{param, fmt.Sprintf("entry %d is %v, want %s", i+1, x, want)}
+		}
+		sum += x
+	}
+	if math.Abs(sum-1) > sumTol {
+		return &ParamError{param, fmt.Sprintf("entries sum to %.12g, want 1 (within %g)", sum, sumTol)}
+	}
+	return nil
+}
+
+// Validate checks the parameters and returns a *ParamError naming the
+// first invalid one.
+func (m *JIQ) Validate() error {
+	if m.Scenario != Blocking && m.Scenario != Queueing {
+		return &ParamError{"scenario", fmt.Sprintf("unknown scenario %d", int(m.Scenario))}
+	}
+	if !finite(m.Load) || m.Load <= 0 {
+		return &ParamError{"load", fmt.Sprintf("λ = %v, want a finite number > 0", m.Load)}
+	}
+	if m.Scenario == Queueing && m.Load >= 1 {
+		return &ParamError{"load", fmt.Sprintf("λ = %v: the queueing scenario needs λ < 1 to be stable", m.Load)}
+	}
+	if len(m.Alpha) == 0 {
+		return &ParamError{"alpha", "no dispatchers: give at least one arrival share"}
+	}
+	if err := checkDistribution("alpha", m.Alpha, true); err != nil {
+		return err
+	}
+	if m.Beta != nil {
+		if len(m.Beta) != len(m.Alpha) {
+			return &ParamError{"beta", fmt.Sprintf("%d entries for %d dispatchers (alpha has %d)", len(m.Beta), len(m.Alpha), len(m.Alpha))}
+		}
+		if err := checkDistribution("beta", m.Beta, false); err != nil {
+			return err
+		}
+	}
+	if !finite(m.Exchange) || m.Exchange < 0 {
+		return &ParamError{"exchange", fmt.Sprintf("ν = %v, want a finite number ≥ 0", m.Exchange)}
+	}
+	if m.IMax < 0 || m.IMax > maxIMax {
+		return &ParamError{"imax", fmt.Sprintf("%d, want 0 (automatic) or 1..%d", m.IMax, maxIMax)}
+	}
+	if m.TailTol != 0 && (!finite(m.TailTol) || m.TailTol <= 0 || m.TailTol >= 1) {
+		return &ParamError{"tail-tol", fmt.Sprintf("%v, want a number in (0, 1)", m.TailTol)}
+	}
+	return nil
+}
+
+// R returns the number of dispatchers.
+func (m *JIQ) R() int { return len(m.Alpha) }
+
+// beta returns β, defaulting to 1/R.
+func (m *JIQ) beta() []float64 {
+	if m.Beta != nil {
+		return m.Beta
+	}
+	b := make([]float64, len(m.Alpha))
+	for i := range b {
+		b[i] = 1 / float64(len(b))
+	}
+	return b
+}
+
+func (m *JIQ) tailTol() float64 {
+	if m.TailTol == 0 {
+		return defaultTailTol
+	}
+	return m.TailTol
+}
+
+// NuStar returns ν*, the smallest token exchange rate at which the limit
+// has zero blocking (Blocking) or zero wait (Queueing) for the given α, β
+// and λ: ν* = max(0, max_r R·(α_r − β_r)·λ/(1 − λ)) (SPEC §3.4; for basic
+// JIQ (R·α_max − 1)·λ/(1 − λ)). It is +Inf for λ ≥ 1, where no exchange
+// rate removes blocking.
+func (m *JIQ) NuStar() float64 {
+	if m.Load >= 1 {
+		return math.Inf(1)
+	}
+	beta := m.beta()
+	R := float64(len(m.Alpha))
+	var nu float64
+	for r, a := range m.Alpha {
+		nu = math.Max(nu, R*(a-beta[r])*m.Load/(1-m.Load))
+	}
+	return nu
+}
+
+// tailIMax returns the smallest truncation level M ≥ 10 whose stationary
+// mass above M, λ·λ₂^M, is at most tol.
+func tailIMax(lambda, lambda2, tol float64) int {
+	if lambda2 <= 0 || lambda*math.Pow(lambda2, 10) <= tol {
+		return 10
+	}
+	m := int(math.Ceil(math.Log(tol/lambda) / math.Log(lambda2)))
+	for m > 10 && lambda*math.Pow(lambda2, float64(m-1)) <= tol {
+		m--
+	}
+	for lambda*math.Pow(lambda2, float64(m)) > tol {
+		m++
+	}
+	return max(m, 10)
+}
