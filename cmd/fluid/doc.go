@@ -1,0 +1,30 @@
+/*
+Fluid computes how large server farms behave under load-balancing
+policies directly from their N → ∞ limits, and checks them against
+finite-N systems.
+
+Usage:
+
+	fluid <command> [flags]
+
+Commands:
+
+	jiq   Join-the-Idle-Queue with several dispatchers (seed 004): the
+	      fluid limit (blocking probability, or mean wait, P(wait > 0) and
+	      fraction sent at random), where the tokens sit, the token
+	      exchange rate ν* that removes blocking/wait, the stability of the
+	      fixed point; with --trajectory, the fluid trajectory.
+
+Every command prints a readable table, or JSON with --json. The JSON
+schemas are the documented structs jiqReport (fluid jiq) and
+jiqTrajectoryReport (fluid jiq --trajectory) in this package; fields that
+do not apply to a scenario are null, per-dispatcher arrays follow the
+order of --alpha, and dispatcher numbers are 1-based.
+
+Exit status: 0 on success, 2 for a mistake in the command line (an unknown
+flag, a value out of range: the message names the flag), 1 when a
+computation fails (the message gives the solver's status).
+
+Units: time in mean service times; loads and rates per server.
+*/
+package main

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fluidlb/fluid/meanfield"
+)
+
+// usageError marks a mistake in the command line (exit status 2), as
+// opposed to a failure of the computation (exit status 1).
+type usageError struct {
+	err error
+	cmd string // command path, for the usage hint
+}
+
+func (u *usageError) Error() string { return u.err.Error() }
+func (u *usageError) Unwrap() error { return u.err }
+
+func usagef(format string, a ...any) error {
+	return &usageError{err: fmt.Errorf(format, a...)}
+}
+
+func asUsage(err error) (*usageError, bool) {
+	var u *usageError
+	ok := errors.As(err, &u)
+	return u, ok
+}
+
+// exitCode maps an error from run to the process exit status: 2 for usage
+// errors, 1 for everything else.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if _, ok := asUsage(err); ok {
+		return 2
+	}
+	return 1
+}
+
+// paramFlags maps model parameter names (meanfield.ParamError.Param) to
+// the flags that set them.
+var paramFlags = map[string]string{
+	"load":     "--load",
+	"alpha":    "--alpha",
+	"beta":     "--beta",
+	"exchange": "--exchange",
+	"imax":     "--imax",
+	"tail-tol": "--tail-tol",
+	"until":    "--until",
+	"scenario": "--scenario",
+}
+
+// paramUsage turns an invalid-parameter error from a solver into a usage
+// error naming the flag; other errors pass through unchanged.
+func paramUsage(err error) error {
+	var pe *meanfield.ParamError
+	if errors.As(err, &pe) {
+		name := pe.Param
+		if f, ok := paramFlags[name]; ok {
+			name = f
+		}
+		return &usageError{err: fmt.Errorf("invalid %s: %s", name, pe.Msg)}
+	}
+	return err
+}
