@@ -355,6 +355,27 @@ func (m *JIQ) trajectoryIMax(init *JIQState) (int, error) {
 	return lim.IMax + top, nil
 }
 
+// start builds the system and its state vector from init (nil:
+// DefaultStart), with the truncation chosen for it and each dispatcher's
+// mode set from the state.
+func (m *JIQ) start(init *JIQState) (*jiqSystem, []float64, error) {
+	if init == nil {
+		st := m.DefaultStart()
+		init = &st
+	}
+	imax, err := m.trajectoryIMax(init)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys := m.newSystem(imax)
+	y, err := m.stateVector(sys, init)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys.setModes(y)
+	return sys, y, nil
+}
+
 // Trajectory integrates the fluid ODE from init (nil: DefaultStart) over
 // [0, until] and streams points to s.Output.
 func (m *JIQ) Trajectory(init *JIQState, until float64, s *TrajectorySettings) (*TrajectoryResult, error) {
@@ -374,27 +395,17 @@ func (m *JIQ) Trajectory(init *JIQState, until float64, s *TrajectorySettings) (
 	if set.ATol == 0 {
 		set.ATol = 1e-12
 	}
-	if init == nil {
-		st := m.DefaultStart()
-		init = &st
-	}
-	imax, err := m.trajectoryIMax(init)
+	sys, y, err := m.start(init)
 	if err != nil {
 		return nil, err
 	}
-	sys := m.newSystem(imax)
-	y, err := m.stateVector(sys, init)
-	if err != nil {
-		return nil, err
-	}
-	sys.setModes(y)
 	sys.recordSwitches = true
-	res := &TrajectoryResult{IMax: imax}
+	res := &TrajectoryResult{IMax: sys.imax}
 	var pt JIQPoint
 	monitor := func(_ float64, y []float64) error {
 		res.ConservationError = math.Max(res.ConservationError, sys.conservationError(y))
 		if sys.scen == Queueing {
-			res.BoundaryMass = math.Max(res.BoundaryMass, y[imax])
+			res.BoundaryMass = math.Max(res.BoundaryMass, y[sys.imax])
 		}
 		return nil
 	}
@@ -465,20 +476,10 @@ func (m *JIQ) Settle(init *JIQState, tol, maxT float64) (*SettleResult, error) {
 	if maxT == 0 {
 		maxT = 1e6
 	}
-	if init == nil {
-		st := m.DefaultStart()
-		init = &st
-	}
-	imax, err := m.trajectoryIMax(init)
+	sys, y, err := m.start(init)
 	if err != nil {
 		return nil, err
 	}
-	sys := m.newSystem(imax)
-	y, err := m.stateVector(sys, init)
-	if err != nil {
-		return nil, err
-	}
-	sys.setModes(y)
 	integ, err := ode.NewIntegrator(ode.Problem{Func: sys.f, Events: sys.events()}, sys.dim, &ode.Settings{RTol: 1e-12, ATol: 1e-14, MaxSteps: 10000000})
 	if err != nil {
 		return nil, err
