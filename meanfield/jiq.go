@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // Scenario selects what a JIQ dispatcher does with a job when it holds no
@@ -36,7 +38,7 @@ func ParseScenario(s string) (Scenario, error) {
 	case "queueing", "queuing":
 		return Queueing, nil
 	}
-	return 0, &ParamError{Param: "scenario", Msg: fmt.Sprintf("unknown scenario %q (want blocking or queueing)", s)}
+	return 0, param.Errorf("scenario", "unknown scenario %q (want blocking or queueing)", s)
 }
 
 // JIQ is the fluid (N → ∞) model of Join-the-Idle-Queue with R
@@ -67,80 +69,42 @@ type JIQ struct {
 // ParamError reports an invalid model parameter; Param is the name of the
 // parameter as the command line spells it (load, alpha, beta, exchange,
 // imax, tail-tol, init, until).
-type ParamError struct {
-	Param string
-	Msg   string
-}
-
-func (e *ParamError) Error() string { return "meanfield: " + e.Param + ": " + e.Msg }
+type ParamError = param.Error
 
 const (
 	// sumTol is how far a probability vector's sum may be from 1.
-	sumTol = 1e-9
+	sumTol = param.SumTol
 	// defaultTailTol is the default bound on the truncated stationary mass.
 	defaultTailTol = 1e-12
 	// maxIMax bounds the queueing truncation.
 	maxIMax = 100000
 )
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-// checkDistribution validates a probability vector named param.
-func checkDistribution(param string, v []float64, positive bool) error {
-	var sum float64
-	for i, x := range v {
-		if !finite(x) {
-			return &ParamError{param, fmt.Sprintf("entry %d is %v, want a finite number", i+1, x)}
-		}
-		if x < 0 || (positive && x == 0) {
-			want := "non-negative"
-			if positive {
-				want = "positive"
-			}
-			return &ParamError{param, fmt.Sprintf("entry %d is %v, want %s", i+1, x, want)}
-		}
-		sum += x
-	}
-	if math.Abs(sum-1) > sumTol {
-		return &ParamError{param, fmt.Sprintf("entries sum to %.12g, want 1 (within %g)", sum, sumTol)}
-	}
-	return nil
-}
+func finite(x float64) bool { return param.Finite(x) }
 
 // Validate checks the parameters and returns a *ParamError naming the
 // first invalid one.
 func (m *JIQ) Validate() error {
 	if m.Scenario != Blocking && m.Scenario != Queueing {
-		return &ParamError{"scenario", fmt.Sprintf("unknown scenario %d", int(m.Scenario))}
+		return param.Errorf("scenario", "unknown scenario %d", int(m.Scenario))
 	}
 	if !finite(m.Load) || m.Load <= 0 {
-		return &ParamError{"load", fmt.Sprintf("λ = %v, want a finite number > 0", m.Load)}
+		return param.Errorf("load", "λ = %v, want a finite number > 0", m.Load)
 	}
 	if m.Scenario == Queueing && m.Load >= 1 {
-		return &ParamError{"load", fmt.Sprintf("λ = %v: the queueing scenario needs λ < 1 to be stable", m.Load)}
+		return param.Errorf("load", "λ = %v: the queueing scenario needs λ < 1 to be stable", m.Load)
 	}
-	if len(m.Alpha) == 0 {
-		return &ParamError{"alpha", "no dispatchers: give at least one arrival share"}
-	}
-	if err := checkDistribution("alpha", m.Alpha, true); err != nil {
+	if err := param.Shares(m.Alpha, m.Beta); err != nil {
 		return err
 	}
-	if m.Beta != nil {
-		if len(m.Beta) != len(m.Alpha) {
-			return &ParamError{"beta", fmt.Sprintf("%d entries for %d dispatchers (alpha has %d)", len(m.Beta), len(m.Alpha), len(m.Alpha))}
-		}
-		if err := checkDistribution("beta", m.Beta, false); err != nil {
-			return err
-		}
-	}
 	if !finite(m.Exchange) || m.Exchange < 0 {
-		return &ParamError{"exchange", fmt.Sprintf("ν = %v, want a finite number ≥ 0", m.Exchange)}
+		return param.Errorf("exchange", "ν = %v, want a finite number ≥ 0", m.Exchange)
 	}
 	if m.IMax < 0 || m.IMax > maxIMax {
-		return &ParamError{"imax", fmt.Sprintf("%d, want 0 (automatic) or 1..%d", m.IMax, maxIMax)}
+		return param.Errorf("imax", "%d, want 0 (automatic) or 1..%d", m.IMax, maxIMax)
 	}
 	if m.TailTol != 0 && (!finite(m.TailTol) || m.TailTol <= 0 || m.TailTol >= 1) {
-		return &ParamError{"tail-tol", fmt.Sprintf("%v, want a number in (0, 1)", m.TailTol)}
+		return param.Errorf("tail-tol", "%v, want a number in (0, 1)", m.TailTol)
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 package meanfield
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // JIQLimit is the stationary limit (the fixed point of the fluid ODE) of
@@ -272,10 +273,10 @@ func (m *JIQ) queueingLimit() (*JIQLimit, error) {
 	if imax == 0 {
 		imax = tailIMax(lam, l2, tol)
 		if imax > maxIMax {
-			return nil, &ParamError{"imax", fmt.Sprintf("the stationary queue tail (λ₂* = %.6g) needs a truncation above %d to keep the lost mass below %g", l2, maxIMax, tol)}
+			return nil, param.Errorf("imax", "the stationary queue tail (λ₂* = %.6g) needs a truncation above %d to keep the lost mass below %g", l2, maxIMax, tol)
 		}
 	} else if tail := lam * math.Pow(l2, float64(imax)); tail > tol {
-		return nil, &ParamError{"imax", fmt.Sprintf("%d is too small: the stationary mass above it is %.3g, above the tail tolerance %g; use imax ≥ %d", imax, tail, tol, tailIMax(lam, l2, tol))}
+		return nil, param.Errorf("imax", "%d is too small: the stationary mass above it is %.3g, above the tail tolerance %g; use imax ≥ %d", imax, tail, tol, tailIMax(lam, l2, tol))
 	}
 	lim.IMax = imax
 	lim.TruncatedMass = lam * math.Pow(l2, float64(imax))

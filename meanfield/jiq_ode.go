@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
 )
 
@@ -279,7 +280,7 @@ func (m *JIQ) DefaultStart() JIQState {
 // stateVector validates init and writes it into a state vector for sys.
 func (m *JIQ) stateVector(sys *jiqSystem, init *JIQState) ([]float64, error) {
 	bad := func(format string, a ...any) error {
-		return &ParamError{"init", fmt.Sprintf(format, a...)}
+		return param.Errorf("init", format, a...)
 	}
 	if len(init.Tokens) != sys.R {
 		return nil, bad("%d token entries for %d dispatchers", len(init.Tokens), sys.R)
@@ -383,7 +384,7 @@ func (m *JIQ) Trajectory(init *JIQState, until float64, s *TrajectorySettings) (
 		return nil, err
 	}
 	if !finite(until) || until <= 0 {
-		return nil, &ParamError{"until", fmt.Sprintf("%v, want a finite time > 0", until)}
+		return nil, param.Errorf("until", "%v, want a finite time > 0", until)
 	}
 	var set TrajectorySettings
 	if s != nil {

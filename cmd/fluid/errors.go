@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // usageError marks a mistake in the command line (exit status 2), as
@@ -39,8 +39,8 @@ func exitCode(err error) int {
 	return 1
 }
 
-// paramFlags maps model parameter names (meanfield.ParamError.Param) to
-// the flags that set them.
+// paramFlags maps model parameter names (param.Error.Param) to the flags
+// that set them.
 var paramFlags = map[string]string{
 	"load":     "--load",
 	"alpha":    "--alpha",
@@ -50,12 +50,13 @@ var paramFlags = map[string]string{
 	"tail-tol": "--tail-tol",
 	"until":    "--until",
 	"scenario": "--scenario",
+	"servers":  "--servers",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage
 // error naming the flag; other errors pass through unchanged.
 func paramUsage(err error) error {
-	var pe *meanfield.ParamError
+	var pe *param.Error
 	if errors.As(err, &pe) {
 		name := pe.Param
 		if f, ok := paramFlags[name]; ok {
