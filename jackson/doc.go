@@ -1,0 +1,42 @@
+// Package jackson solves closed product-form (Jackson / Gordon–Newell)
+// queueing networks exactly, and on top of them the finite-N blocking
+// probability of Join-the-Idle-Queue with several dispatchers.
+//
+// # Closed networks
+//
+// N customers move among stations: single-server (rate μ), delay
+// (infinite server, rate μ per customer) and load-dependent (rate μ(n)
+// with n present). Leaving station i they go to j with probability P_ij.
+// With visit ratios v solving v = vP (v₀ = 1; solved with gonum/mat), the
+// stationary distribution is the product form
+//
+//	π(n) = G(N)⁻¹ Π_i f_i(n_i),  f_i(n) = v_i^n / Π_{k≤n} μ_i(k),
+//
+// and throughputs are X_i = v_i·G(N−1)/G(N). The normalising constants
+// G(0..N) come from Buzen's convolution, arranged so that N = 10⁵ or 10⁷
+// neither overflows nor underflows and nothing cancels (see
+// convolution.go): delay stations combine into one Poisson factor,
+// load-dependent stations are convolved in log space (O(N²) each), and
+// single-server stations run Buzen's recursion level by level with exact
+// rescaling (O(N) each), together with the chains that omit one station,
+// in the same scale, which give P(n_i = 0) = G₋ᵢ(N)/G(N) to full relative
+// accuracy. Exact Mean Value Analysis (Reiser–Lavenberg) is provided as an
+// independent cross-check for single-server and delay stations.
+//
+// # JIQ blocking at finite N
+//
+// In the blocking scenario of JIQ (seed 004 §III, SPEC §3.5) the N tokens
+// circulate among R + 1 stations: station 0 ("server busy") is a delay
+// station with rate 1 per token; station r ("idle, token at dispatcher r")
+// is a single server with rate α_r·λ·N; tokens go 0 → r with probability
+// β_r and r → 0. So
+//
+//	π(n) ∝ (1/n₀!) Π_r (β_r/(α_r·λ·N))^{n_r},   n₀ + Σ_r n_r = N,
+//
+// and the blocking probability is B = Σ_r α_r·P(n_r = 0), which equals
+// 1 − G(N−1)/(λN·G(N)). R = 1 is Erlang's loss formula (M/M/N/N with
+// offered load λN). As N → ∞, B tends to max{1 − R·α_min, 1 − 1/λ}
+// (Theorem 1) for basic JIQ; with equal loads it decays like
+// (R − 1)/((1 − λ)N). Token exchange (ν > 0) breaks the product form
+// (ErrNotProductForm).
+package jackson
