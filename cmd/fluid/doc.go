@@ -14,10 +14,15 @@ Commands:
 	      fraction sent at random), where the tokens sit, the token
 	      exchange rate ν* that removes blocking/wait, the stability of the
 	      fixed point; with --trajectory, the fluid trajectory.
+	jackson
+	      Exact finite-N blocking of JIQ (basic or with token allotment β)
+	      from its closed Jackson network, for a list of N, beside the
+	      N → ∞ limit.
 
 Every command prints a readable table, or JSON with --json. The JSON
-schemas are the documented structs jiqReport (fluid jiq) and
-jiqTrajectoryReport (fluid jiq --trajectory) in this package; fields that
+schemas are the documented structs jiqReport (fluid jiq),
+jiqTrajectoryReport (fluid jiq --trajectory) and jacksonReport (fluid
+jackson) in this package; fields that
 do not apply to a scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 
