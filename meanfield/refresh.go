@@ -1,0 +1,431 @@
+package meanfield
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/integrate/quad"
+
+	"github.com/fluidlb/fluid/internal/param"
+)
+
+// RefreshMap is the refresh-period map Φ_T of the stale load board with k
+// dispatchers that each add their own sends (SPEC §1.2, seed 000): it
+// takes the distribution of queue lengths on the board at a refresh to
+// the distribution at the next refresh, T later, in the N → ∞ limit.
+//
+// Within a period each dispatcher raises a water level v = 0, 1, 2, …;
+// pass v lasts L_v = k·F(v)/λ (F the board's distribution function);
+// during pass v every server whose board reads b ≤ v receives k jobs, one
+// per dispatcher, at independent uniform times in the pass; servers serve
+// at rate 1; the period is cut at T, possibly mid-pass.
+//
+// A RefreshMap holds work space: it is not safe for concurrent use.
+type RefreshMap struct {
+	K      int     // dispatchers with own tallies (k = 1: shared tally or partitioned)
+	Load   float64 // λ
+	Period float64 // T
+	// TrimTol is the mass below which the top of a queue-length
+	// distribution is cut off, and PoissonTol the tail of the number of
+	// service events ignored in a pass. Both masses are counted as lost
+	// (MapResult.Lost) and never renormalised away. Defaults 1e-20 and
+	// 1e-17.
+	TrimTol, PoissonTol float64
+
+	cache   map[passKey]*passWeights
+	gl      map[int][2][]float64 // Gauss–Legendre rules by size
+	logC    []float64            // log C(k, j)
+	d0, d1  [][]float64 // D(a, s−1) and D(a, s) rows of the pass recursion
+	mp, mc  []float64   // their means
+	scratch []float64
+}
+
+// MapResult is one application of the map.
+type MapResult struct {
+	// Next is the board distribution at the next refresh, p′; Next[b] is
+	// the mass at queue length b.
+	Next []float64
+	// MeanQueue is the time-average of E[q] over the period.
+	MeanQueue float64
+	// Sojourn is the mean time in system, MeanQueue/λ (Little's law).
+	Sojourn float64
+	// BoardMean is Σ b·p′_b, the mean board value at the next refresh.
+	BoardMean float64
+	// Lost is the mass lost to truncation in this application.
+	Lost float64
+	// Pass is V, the pass in progress at T: the branch label of the
+	// piecewise-smooth map.
+	Pass int
+	// PassStart and PassEnd are t_V and t_{V+1}: T lies in
+	// [PassStart, PassEnd). The map's derivative jumps when either crosses
+	// T (a border).
+	PassStart, PassEnd float64
+}
+
+// NewRefreshMap validates the parameters and returns the map.
+func NewRefreshMap(k int, load, period float64) (*RefreshMap, error) {
+	if k < 1 || k > 1000 {
+		return nil, param.Errorf("k", "%d dispatchers, want 1..1000", k)
+	}
+	if !param.Finite(load) || load <= 0 || load >= 1 {
+		return nil, param.Errorf("load", "λ = %v, want 0 < λ < 1 (the board model needs a stable system)", load)
+	}
+	if !param.Finite(period) || period <= 0 {
+		return nil, param.Errorf("period", "T = %v, want a finite refresh period > 0", period)
+	}
+	return &RefreshMap{K: k, Load: load, Period: period, cache: map[passKey]*passWeights{}}, nil
+}
+
+func (m *RefreshMap) trimTol() float64 {
+	if m.TrimTol > 0 {
+		return m.TrimTol
+	}
+	return 1e-20
+}
+
+func (m *RefreshMap) poissonTol() float64 {
+	if m.PoissonTol > 0 {
+		return m.PoissonTol
+	}
+	return 1e-17
+}
+
+// checkBoard validates a board distribution: finite, non-negative, total
+// mass in (0.999, 1 + 1e-9] (a little below 1 allows mass lost by earlier
+// applications).
+func checkBoard(p []float64) (float64, error) {
+	if len(p) == 0 {
+		return 0, param.Errorf("start", "empty board distribution")
+	}
+	var sum float64
+	for b, x := range p {
+		if !param.Finite(x) || x < 0 {
+			return 0, param.Errorf("start", "board mass at %d is %v, want a finite number ≥ 0", b, x)
+		}
+		sum += x
+	}
+	if sum <= 0.999 || sum > 1+param.SumTol {
+		return 0, param.Errorf("start", "board distribution has mass %.12g, want 1", sum)
+	}
+	return sum, nil
+}
+
+// Apply evaluates Φ_T(p).
+func (m *RefreshMap) Apply(p []float64) (*MapResult, error) {
+	mass, err := checkBoard(p)
+	if err != nil {
+		return nil, err
+	}
+	k, lam, T := m.K, m.Load, m.Period
+	res := &MapResult{}
+	top := len(p) - 1
+	for top > 0 && p[top] == 0 {
+		top--
+	}
+	// Aggregate distribution of the activated servers (board ≤ v), at t_v.
+	agg := []float64{}
+	var integral float64 // ∫₀^T E[q] dt, summed over all servers
+	t := 0.0
+	var cum float64 // F(v)
+	v := 0
+	for ; ; v++ {
+		if v <= top {
+			cum += p[v]
+		} else {
+			cum = mass
+		}
+		// Activate class v at t_v: pure death from v for time t_v.
+		if v <= top && p[v] > 0 {
+			dist, integ := deathFrom(v, t)
+			if len(dist) > len(agg) {
+				agg = append(agg, make([]float64, len(dist)-len(agg))...)
+			}
+			for q, x := range dist {
+				agg[q] += p[v] * x
+			}
+			integral += p[v] * integ
+		}
+		L := float64(k) * cum / lam
+		end := t + L
+		if end >= T || (L == 0 && v > top) {
+			// Pass v is in progress at T.
+			res.Pass, res.PassStart, res.PassEnd = v, t, end
+			var integ, lost float64
+			agg, integ, lost = m.pass(agg, L, T-t)
+			integral += integ
+			res.Lost += lost
+			break
+		}
+		if L > 0 {
+			var integ, lost float64
+			agg, integ, lost = m.pass(agg, L, L)
+			integral += integ
+			res.Lost += lost
+		}
+		t = end
+	}
+	// Classes above V were never activated: pure death over [0, T].
+	next := agg
+	for b := v + 1; b <= top; b++ {
+		if p[b] == 0 {
+			continue
+		}
+		dist, integ := deathFrom(b, T)
+		if len(dist) > len(next) {
+			next = append(next, make([]float64, len(dist)-len(next))...)
+		}
+		for q, x := range dist {
+			next[q] += p[b] * x
+		}
+		integral += p[b] * integ
+	}
+	// Trim the negligible top and count it as lost.
+	tol := m.trimTol()
+	n := len(next)
+	for n > 1 && next[n-1] < tol {
+		res.Lost += next[n-1]
+		n--
+	}
+	res.Next = append([]float64(nil), next[:n]...)
+	for b, x := range res.Next {
+		res.BoardMean += float64(b) * x
+	}
+	res.MeanQueue = integral / T
+	res.Sojourn = res.MeanQueue / lam
+	return res, nil
+}
+
+// deathFrom returns the distribution at time t of a queue that starts at b
+// and only serves (rate 1), P(q = j) = Pois(b − j; t) for j ≥ 1 and the
+// rest at 0, and ∫₀^t E[q(s)] ds = Σ_{i<b} (b − i)·P(N(t) ≥ i + 1), N a
+// Poisson(t) count.
+func deathFrom(b int, t float64) ([]float64, float64) {
+	dist := make([]float64, b+1)
+	if t == 0 {
+		dist[b] = 1
+		return dist, 0
+	}
+	// Poisson(t) pmf for i = 0..b−1, in log space (t may be large).
+	var cdf, integ float64
+	lt := math.Log(t)
+	for i := 0; i < b; i++ {
+		lg, _ := math.Lgamma(float64(i) + 1)
+		pmf := math.Exp(-t + float64(i)*lt - lg)
+		dist[b-i] = pmf
+		cdf += pmf
+		integ += float64(b-i) * math.Max(0, 1-cdf)
+	}
+	dist[0] = math.Max(0, 1-cdf)
+	return dist, integ
+}
+
+// passKey identifies a pass's weights: its length L and executed part τ.
+type passKey struct{ L, tau float64 }
+
+// passWeights are the quantities of a pass that do not depend on the
+// queue distribution.
+type passWeights struct {
+	pois  []float64   // Pois(s; τ), s = 0..S
+	lost  float64     // Poisson tail beyond S
+	binom []float64   // Binom(j; k, τ/L), j = 0..k
+	w     [][]float64 // W(a, s) = ∫₀^τ Binom(a; k, t/L)·Pois(s; t) dt
+}
+
+func (m *RefreshMap) weights(L, tau float64) *passWeights {
+	key := passKey{L, tau}
+	if pw, ok := m.cache[key]; ok {
+		return pw
+	}
+	k := m.K
+	pw := &passWeights{}
+	// Poisson(τ) up to a tail of PoissonTol. For s ≥ τ the tail beyond s
+	// is at most pmf(s)·r/(1 − r), r = τ/(s+1) < 1: stop when that bound
+	// is below the tolerance, and count the bound as lost.
+	pmf := math.Exp(-tau)
+	for s := 0; ; s++ {
+		if s > 0 {
+			pmf *= tau / float64(s)
+		}
+		pw.pois = append(pw.pois, pmf)
+		if r := tau / float64(s+1); r < 0.5 {
+			if bound := pmf * r / (1 - r); bound < m.poissonTol() {
+				pw.lost = bound
+				break
+			}
+		}
+	}
+	S := len(pw.pois) - 1
+	pw.binom = m.binomial(tau / L)
+	// W(a, s) by Gauss–Legendre on [0, τ]: the integrand is a polynomial of
+	// degree ≤ k + s times e^{−t}; enough nodes make the rule exact to
+	// rounding (checked against the time-changed ODE in the tests).
+	nodes := (S+k)/2 + int(tau) + 24
+	xs, ws := m.legendre(nodes)
+	pw.w = make([][]float64, k+1)
+	for a := range pw.w {
+		pw.w[a] = make([]float64, S+1)
+	}
+	for i, u := range xs {
+		x := 0.5 * tau * (u + 1)
+		wi := 0.5 * tau * ws[i]
+		b := m.binomial(x / L)
+		lp := math.Exp(-x) // Pois(s; x), iteratively in s
+		for s := 0; s <= S; s++ {
+			if s > 0 {
+				lp *= x / float64(s)
+			}
+			for a := 0; a <= k; a++ {
+				pw.w[a][s] += wi * b[a] * lp
+			}
+		}
+	}
+	if len(m.cache) > 4096 {
+		clear(m.cache)
+	}
+	m.cache[key] = pw
+	return pw
+}
+
+// legendre returns the n-point Gauss–Legendre rule on [−1, 1], cached.
+func (m *RefreshMap) legendre(n int) ([]float64, []float64) {
+	if m.gl == nil {
+		m.gl = map[int][2][]float64{}
+	}
+	if r, ok := m.gl[n]; ok {
+		return r[0], r[1]
+	}
+	xs, ws := make([]float64, n), make([]float64, n)
+	quad.Legendre{}.FixedLocations(xs, ws, -1, 1)
+	m.gl[n] = [2][]float64{xs, ws}
+	return xs, ws
+}
+
+// binomial returns Binom(j; k, π), j = 0..k.
+func (m *RefreshMap) binomial(pi float64) []float64 {
+	k := m.K
+	out := make([]float64, k+1)
+	if pi >= 1 {
+		out[k] = 1
+		return out
+	}
+	if pi <= 0 {
+		out[0] = 1
+		return out
+	}
+	if len(m.logC) != k+1 {
+		m.logC = make([]float64, k+1)
+		lk, _ := math.Lgamma(float64(k) + 1)
+		for j := range m.logC {
+			l1, _ := math.Lgamma(float64(j) + 1)
+			l2, _ := math.Lgamma(float64(k-j) + 1)
+			m.logC[j] = lk - l1 - l2
+		}
+	}
+	lp, lq := math.Log(pi), math.Log1p(-pi)
+	for j := 0; j <= k; j++ {
+		out[j] = math.Exp(m.logC[j] + float64(j)*lp + float64(k-j)*lq)
+	}
+	return out
+}
+
+// pass propagates the (unnormalised) queue distribution x through the
+// first τ of a pass of length L in which each server receives k arrivals
+// at independent uniform times. Given j arrivals and n potential services
+// (Poisson(τ); a service at an empty queue does nothing) in [0, τ), all
+// j + n event times are iid uniform, so every interleaving is equally
+// likely, and the distribution D(a, s) after a random interleaving of a
+// arrivals and s services obeys
+//
+//	D(a, s) = a/(a+s)·Up D(a−1, s) + s/(a+s)·Down D(a, s−1),
+//
+// positive weights only. The result is Σ_{j,s} Binom(j)·Pois(s)·D(j, s),
+// and ∫₀^τ E[q] dt = Σ_{a,s} W(a, s)·mean D(a, s). It returns the new
+// distribution (a fresh slice), the integral and the mass lost to the
+// Poisson truncation.
+func (m *RefreshMap) pass(x []float64, L, tau float64) ([]float64, float64, float64) {
+	if tau <= 0 {
+		return x, 0, 0
+	}
+	k := m.K
+	pw := m.weights(L, tau)
+	S := len(pw.pois) - 1
+	n := len(x) + k // support of D(a, s) is within [0, len(x)−1+a]
+	if len(m.d0) != k+1 || cap(m.d0[0]) < n {
+		m.d0 = make([][]float64, k+1)
+		m.d1 = make([][]float64, k+1)
+		for a := range m.d0 {
+			m.d0[a] = make([]float64, n, 2*n)
+			m.d1[a] = make([]float64, n, 2*n)
+		}
+	}
+	for a := range m.d0 {
+		m.d0[a] = m.d0[a][:n]
+		m.d1[a] = m.d1[a][:n]
+	}
+	out := make([]float64, n)
+	var mass, mean0 float64
+	for q, v := range x {
+		mass += v
+		mean0 += float64(q) * v
+	}
+	// Means follow the recursion without a pass over q: every D(a, s) has
+	// the mass of x; Up adds the mass to the mean, Down subtracts the mass
+	// above zero: mean(Down y) = mean(y) − (mass − y[0]).
+	if len(m.mp) < k+1 {
+		m.mp, m.mc = make([]float64, k+1), make([]float64, k+1)
+	}
+	mp, mc := m.mp[:k+1], m.mc[:k+1] // means of D(a, s−1) and D(a, s)
+	var integral float64
+	prev, cur := m.d0, m.d1
+	for s := 0; s <= S; s++ {
+		for a := 0; a <= k; a++ {
+			d := cur[a][:n]
+			switch {
+			case s == 0 && a == 0:
+				copy(d, x)
+				clear(d[len(x):])
+				mc[0] = mean0
+			case s == 0:
+				// Up only.
+				up := cur[a-1][:n]
+				d[0] = 0
+				copy(d[1:], up[:n-1])
+				mc[a] = mc[a-1] + mass
+			default:
+				dn := prev[a][:n] // D(a, s−1)
+				cs := float64(s) / float64(a+s)
+				ca := 1 - cs
+				downMean := mp[a] - (mass - dn[0])
+				if a == 0 {
+					d[0] = dn[0] + dn[1]
+					copy(d[1:n-1], dn[2:n])
+					d[n-1] = 0
+					mc[0] = downMean
+				} else {
+					up := cur[a-1][:n]
+					d[0] = cs * (dn[0] + dn[1])
+					dd, uu, nn := d[1:n-1], up[:n-2], dn[2:n]
+					for i := range dd {
+						dd[i] = ca*uu[i] + cs*nn[i]
+					}
+					d[n-1] = ca * up[n-2]
+					mc[a] = ca*(mc[a-1]+mass) + cs*downMean
+				}
+			}
+			integral += pw.w[a][s] * mc[a]
+			if c := pw.pois[s] * pw.binom[a]; c > 0 {
+				for q, v := range d {
+					out[q] += c * v
+				}
+			}
+		}
+		prev, cur = cur, prev
+		mp, mc = mc, mp
+	}
+	return out, integral, pw.lost * mass
+}
+
+// String describes the map.
+func (m *RefreshMap) String() string {
+	return fmt.Sprintf("refresh map k=%d λ=%g T=%g", m.K, m.Load, m.Period)
+}

@@ -1,0 +1,34 @@
+package meanfield
+
+import "testing"
+
+// balancedBoard returns the balanced fixed point's board for the benchmark
+// by plain iteration from an empty board.
+func benchBoard(b *testing.B, m *RefreshMap) []float64 {
+	p := []float64{1}
+	for range 60 {
+		r, err := m.Apply(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p = r.Next
+	}
+	return p
+}
+
+// BenchmarkRefreshMap is one map evaluation at k = 5, λ = 0.9, T = 400
+// from the balanced state (target: under 5 ms).
+func BenchmarkRefreshMap(b *testing.B) {
+	m, err := NewRefreshMap(5, 0.9, 400)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := benchBoard(b, m)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Apply(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
