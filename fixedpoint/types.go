@@ -139,7 +139,7 @@ type Result struct {
 	X           []float64 // the last iterate (the fixed point if Converged)
 	Residual    float64   // ‖Φ(X) − X‖₁
 	Iterations  int
-	Evaluations int       // evaluations of Φ
+	Evaluations int // evaluations of Φ
 	Status      Status
 	History     []float64 // residual after each iteration
 }
