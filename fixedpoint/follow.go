@@ -16,10 +16,14 @@ type Family struct {
 	// from the previous fixed point fails (hops to a coexisting branch of
 	// the family are allowed). Required.
 	Start func(theta float64) []float64
-	// Accept reports whether a fixed point belongs to the followed family
-	// (for instance "balanced", not "herded"). Nil accepts every fixed
-	// point.
+	// Accept reports whether a fixed point belongs to the followed family.
+	// Nil accepts every fixed point.
 	Accept func(theta float64, x []float64) bool
+	// Same reports whether fixed point next (at a lower θ) continues prev,
+	// the last followed fixed point: a solver that jumps to a distant
+	// attractor (for instance a herd instead of the balanced state) has
+	// not followed the family. Nil accepts every step.
+	Same func(prev, next []float64) bool
 	// Border returns, for a piecewise-smooth family, the label of the
 	// smooth piece containing x and the signed distance from x to that
 	// piece's nearest border (positive inside); nil for smooth maps.
@@ -63,23 +67,32 @@ type EndSettings struct {
 	// Hi and Lo bound the search: the family must have a stable fixed point
 	// at Hi; Lo is the floor. Required, 0 < Lo < Hi.
 	Hi, Lo float64
+	// X0, if not nil, is a starting point for the solve at Hi (for
+	// instance a fixed point already known there); Family.Start is tried
+	// after it.
+	X0 []float64
 	// Step is the factor of the coarse descent θ ← θ/Step. Default 1.25.
 	Step float64
 	// RelTol is the relative width at which the bracket stops. Default 1e-4.
 	RelTol float64
 	// Solve configures each fixed-point solve. Default: Anderson,
-	// Tol 1e-10, MaxIter 400, Simplex.
+	// Tol 1e-10, MaxIter 1000, Simplex, Stagnation 20.
 	Solve *Settings
 	// Spectrum configures the stability analysis at the end.
 	Spectrum *SpectrumSettings
-	// UnitTol: a final spectral radius within UnitTol of 1 means an
-	// eigenvalue crossing. Default 0.01.
+	// UnitTol: a final spectral radius within UnitTol of 1 is an
+	// eigenvalue crossing outright. Default 1e-3. Otherwise the radius is
+	// also computed at a second point above the end and 1 − r is
+	// extrapolated to zero, linearly (a flip or a complex pair crosses at a
+	// linear rate) and in its square (a fold approaches 1 like a square
+	// root); a zero inside the bracket, widened by a few widths, is an
+	// eigenvalue crossing too.
 	UnitTol float64
 	// StableIters is the number of plain iterations of the dynamic
 	// stability test applied to every fixed point found (Anderson can
 	// converge to unstable fixed points): from the fixed point plus a
 	// small zero-sum perturbation, the distance must shrink between
-	// iteration 4 and iteration 4 + StableIters. Default 16; negative
+	// iteration 4 and iteration 4 + StableIters. Default 8; negative
 	// disables the test.
 	StableIters int
 	// Progress, if not nil, is told of every solve.
@@ -89,7 +102,8 @@ type EndSettings struct {
 // Sample is one fixed-point solve during FollowEnd.
 type Sample struct {
 	Theta    float64
-	OK       bool // a stable accepted fixed point was found
+	OK       bool      // a stable accepted fixed point was found
+	X        []float64 // the fixed point, when OK
 	Piece    int
 	Border   float64
 	Residual float64
@@ -140,36 +154,86 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 		set.RelTol = 1e-4
 	}
 	if set.UnitTol == 0 {
-		set.UnitTol = 0.01
+		set.UnitTol = 1e-3
 	}
 	if set.StableIters == 0 {
-		set.StableIters = 16
+		set.StableIters = 8
 	}
-	solveSet := Settings{Method: Anderson, Tol: 1e-10, MaxIter: 400, Simplex: true}
+	solveSet := Settings{Method: Anderson, Tol: 1e-10, MaxIter: 1000, Simplex: true, Stagnation: 20}
 	if set.Solve != nil {
 		solveSet = *set.Solve
 	}
 	end := &End{Collision: math.NaN()}
 
-	// solve tries continuation from prev, then a fresh start.
-	solve := func(theta float64, prev []float64) ([]float64, bool, error) {
+	// A solve whose failure would end the search ("careful") runs
+	// patiently: a longer stagnation window, a longer dynamic test, and the
+	// extra attempts below, so that a fixed point that converges slowly (a
+	// leading eigenvalue near 1), or a coexisting branch, is not mistaken
+	// for a missing one.
+	patientSet := solveSet
+	patientSet.Stagnation = max(50, 2*solveSet.Stagnation)
+	patientSet.MaxIter = max(2000, solveSet.MaxIter)
+
+	// solve tries, in order: continuation from prev by Anderson; and, when
+	// careful, plain iteration from prev (where do the dynamics go from the
+	// last followed state: a hop to a coexisting branch, or away?) and
+	// plain iteration from a fresh start (Anderson extrapolates across the
+	// borders of a piecewise-smooth map and can stall far from a fixed
+	// point that plain iteration reaches). An attempt is cut short once its
+	// iterate leaves the followed family (Same), from its first iteration
+	// for starts at prev, after a warm-up of 30 for a fresh start.
+	type attempt struct {
+		x0     []float64
+		set    *Settings
+		warmup int
+	}
+	picardSet := Settings{Method: Picard, Tol: solveSet.Tol, MaxIter: 1000, Stagnation: 100}
+	solve := func(theta float64, prev []float64, careful bool) ([]float64, bool, error) {
 		f, err := fam.Map(theta)
 		if err != nil {
 			return nil, false, err
 		}
-		starts := [][]float64{prev, fam.Start(theta)}
-		for _, x0 := range starts {
-			if x0 == nil {
-				continue
+		// A failed continuation is followed by plain iteration from a fresh
+		// start even when not careful: landing on a coexisting branch
+		// straight away is cheaper than bisecting toward the end of the
+		// branch being followed.
+		var attempts []attempt
+		if prev != nil {
+			if careful {
+				attempts = append(attempts, attempt{prev, &patientSet, 0}, attempt{prev, &picardSet, 0})
+			} else {
+				attempts = append(attempts, attempt{prev, &solveSet, 0})
 			}
-			r, err := Solve(f, x0, &solveSet)
+		}
+		attempts = append(attempts, attempt{fam.Start(theta), &picardSet, 30})
+		if prev == nil {
+			attempts = append(attempts, attempt{fam.Start(theta), &patientSet, 30})
+		}
+		for _, at := range attempts {
+			g := f
+			if fam.Same != nil && prev != nil {
+				calls := 0
+				g = func(dst, x []float64) error {
+					calls++
+					if calls > at.warmup && !fam.Same(prev, x) {
+						return ErrDomain
+					}
+					return f(dst, x)
+				}
+			}
+			r, err := Solve(g, at.x0, at.set)
 			if err != nil {
 				return nil, false, err
 			}
 			end.Evaluations += r.Evaluations
-			ok := r.Status == Converged && (fam.Accept == nil || fam.Accept(theta, r.X))
+			ok := r.Status == Converged && (fam.Accept == nil || fam.Accept(theta, r.X)) &&
+				(prev == nil || fam.Same == nil || fam.Same(prev, r.X))
 			if ok && set.StableIters > 0 {
-				att, evals, err := Attracting(f, r.X, set.StableIters)
+				iters := set.StableIters
+				if careful {
+					iters *= 4
+				}
+				att, evals, err := Attracting(f, r.X, iters)
 				if err != nil {
 					return nil, false, err
 				}
@@ -177,8 +241,11 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 				ok = att
 			}
 			smp := Sample{Theta: theta, OK: ok, Residual: r.Residual, Evals: r.Evaluations}
-			if ok && fam.Border != nil {
-				smp.Piece, smp.Border = fam.Border(theta, r.X)
+			if ok {
+				smp.X = r.X
+				if fam.Border != nil {
+					smp.Piece, smp.Border = fam.Border(theta, r.X)
+				}
 			}
 			end.Samples = append(end.Samples, smp)
 			if set.Progress != nil {
@@ -192,61 +259,190 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	}
 
 	hi := set.Hi
-	xhi, ok, err := solve(hi, nil)
+	xhi, ok, err := solve(hi, set.X0, true)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("fixedpoint: no accepted fixed point at the top of the range, θ = %v", hi)
 	}
-	// Coarse descent.
-	lo := math.NaN()
+	// Continuation downward. Every solve continues from the fixed point
+	// at hi, the lowest θ followed so far. Without a failure below hi the
+	// step grows by half after each success (up to Step); after one, the
+	// trial points bisect between hi and the highest failure, or approach
+	// the collision the border distance predicts. A failure ends the
+	// search only once it has been solved from a fixed point within RelTol
+	// above it: a failure far below the last success may only mean the
+	// jump was too long, so it is re-solved from closer when the bracket
+	// has narrowed to it.
+	maxStep := hi * (1 - 1/set.Step)
+	step := maxStep
+	lo := math.NaN() // highest failure below hi
+	loFar := false   // it was solved from farther than RelTol
+	// A guard against a search that stops making progress: the bracket
+	// halves at least every few rounds, so a few hundred rounds are far
+	// more than any honest search needs.
+	const maxRounds = 1000
+	rounds := 0
 	for {
-		next := math.Max(set.Lo, hi/set.Step)
-		x, ok, err := solve(next, xhi)
-		if err != nil {
-			return nil, err
+		minStep := set.RelTol * hi
+		var t float64
+		switch {
+		case math.IsNaN(lo):
+			t = hi - step
+		case hi-lo <= minStep && !loFar:
+			// A failure solved from within RelTol: the end.
+			goto done
+		case hi-lo <= minStep:
+			t = lo // re-solve the failure from the adjacent fixed point
+		default:
+			t = 0.5 * (hi + lo)
 		}
-		if !ok {
-			lo = next
-			break
+		if tc := predictCollision(end.Samples, hi); !math.IsNaN(tc) && tc < hi && tc > t && (math.IsNaN(lo) || tc > lo) {
+			if gap := hi - tc; gap > minStep {
+				t = tc + 0.2*gap
+			} else {
+				t = math.Max(tc-0.5*minStep, hi-minStep)
+			}
 		}
-		hi, xhi = next, x
-		if hi <= set.Lo {
-			break
+		if !math.IsNaN(lo) && t < lo {
+			// Never below the highest failure: a failure there would
+			// change nothing.
+			t = lo
 		}
-	}
-	if math.IsNaN(lo) {
-		end.Mechanism, end.Hi, end.Lo, end.X = NoEnd, hi, set.Lo, xhi
-		return end, finish(fam, end, &set)
-	}
-	// Bisection.
-	for hi-lo > set.RelTol*hi {
-		mid := 0.5 * (hi + lo)
-		x, ok, err := solve(mid, xhi)
+		t = math.Max(t, set.Lo)
+		if rounds++; rounds > maxRounds {
+			return nil, fmt.Errorf("fixedpoint: FollowEnd made no progress after %d solves (bracket [%v, %v])", maxRounds, lo, hi)
+		}
+		// A fresh start (a hop to a coexisting branch) is tried only where
+		// a failure would count. The slack absorbs rounding in hi − t.
+		careful := hi-t <= minStep*(1+1e-9)
+		x, ok, err := solve(t, xhi, careful)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			hi, xhi = mid, x
-		} else {
-			lo = mid
+			// Grow the step, but never below a few tolerances: a success at
+			// the very point of an earlier failure moves hi by nothing.
+			step = math.Min(math.Max(1.5*(hi-t), 4*minStep), maxStep)
+			hi, xhi = t, x
+			if !math.IsNaN(lo) && lo >= hi {
+				lo = math.NaN()
+			}
+			if hi <= set.Lo {
+				break
+			}
+			continue
 		}
+		switch {
+		case careful:
+			// A careful failure within RelTol of hi: trusted, wherever it
+			// lies relative to an earlier, untrusted one.
+			lo, loFar = t, false
+		case math.IsNaN(lo) || t >= lo:
+			lo, loFar = t, true
+		}
+	}
+done:
+	if math.IsNaN(lo) {
+		end.Mechanism, end.Hi, end.Lo, end.X = NoEnd, hi, set.Lo, xhi
+		return end, finish(fam, end, &set)
 	}
 	end.Hi, end.Lo, end.X = hi, lo, xhi
 	if err := finish(fam, end, &set); err != nil {
 		return nil, err
 	}
-	// Classify the end.
+	// Classify the end: a border collision leaves the radius below 1 and
+	// the border distance running into zero; an eigenvalue crossing drives
+	// the radius to 1.
 	switch {
 	case end.Spectrum != nil && end.Spectrum.Radius >= 1-set.UnitTol:
 		end.Mechanism = EigenvalueCrossing
 	case fam.Border != nil && borderEnds(end, hi, lo):
 		end.Mechanism = BorderCollision
 	default:
-		end.Mechanism = Undetermined
+		cross, err := radiusReachesOne(fam, end, &set, &solveSet)
+		if err != nil {
+			return nil, err
+		}
+		if cross {
+			end.Mechanism = EigenvalueCrossing
+		} else {
+			end.Mechanism = Undetermined
+		}
 	}
 	return end, nil
+}
+
+// radiusReachesOne computes the spectral radius at a second fixed point
+// above the end (the followed one nearest hi + 20 widths) and reports
+// whether 1 − r, extrapolated linearly or in its square, reaches zero
+// within the bracket widened by four widths.
+func radiusReachesOne(fam *Family, end *End, set *EndSettings, _ *Settings) (bool, error) {
+	w := end.Hi - end.Lo
+	target := end.Hi + 20*w
+	var pick *Sample
+	for i := range end.Samples {
+		sm := &end.Samples[i]
+		if sm.OK && sm.Theta > end.Hi && (pick == nil || math.Abs(sm.Theta-target) < math.Abs(pick.Theta-target)) {
+			pick = sm
+		}
+	}
+	if pick == nil {
+		return false, nil
+	}
+	f, err := fam.Map(pick.Theta)
+	if err != nil {
+		return false, err
+	}
+	sp, err := ComputeSpectrum(f, pick.X, set.Spectrum)
+	if err != nil {
+		return false, err
+	}
+	end.Evaluations += sp.Evaluations
+	theta2 := pick.Theta
+	g1, g2 := 1-end.Spectrum.Radius, 1-sp.Radius
+	lo, hi := end.Lo-4*w, end.Hi+4*w
+	inside := func(tc float64) bool { return tc >= lo && tc <= hi }
+	if g2 > g1 && g1 > 0 {
+		if inside(end.Hi - g1*(theta2-end.Hi)/(g2-g1)) {
+			return true, nil
+		}
+		if inside(end.Hi - g1*g1*(theta2-end.Hi)/(g2*g2-g1*g1)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// predictCollision extrapolates the border distance of the two most recent
+// accepted samples on the piece of the sample at hi to zero; NaN if there
+// are not two, or the border is not approaching as θ falls.
+func predictCollision(samples []Sample, hi float64) float64 {
+	var pts []Sample
+	for i := len(samples) - 1; i >= 0 && len(pts) < 2; i-- {
+		sm := samples[i]
+		if !sm.OK {
+			continue
+		}
+		if len(pts) == 0 {
+			if sm.Theta != hi {
+				return math.NaN()
+			}
+			pts = append(pts, sm)
+		} else if sm.Piece == pts[0].Piece && sm.Theta > pts[0].Theta {
+			pts = append(pts, sm)
+		}
+	}
+	if len(pts) < 2 {
+		return math.NaN()
+	}
+	a, b := pts[0], pts[1]
+	slope := (b.Border - a.Border) / (b.Theta - a.Theta)
+	if !(slope > 0) {
+		return math.NaN()
+	}
+	return a.Theta - a.Border/slope
 }
 
 // finish computes the spectrum and border data at the last fixed point.
@@ -293,41 +489,50 @@ func borderEnds(end *End, hi, lo float64) bool {
 }
 
 // Attracting is a dynamic stability test of a fixed point x of f: from x
-// plus a small zero-sum perturbation (supported where x has mass), it
-// iterates f and reports whether the distance to x shrank between
-// iteration 4 (past transients) and iteration 4 + iters. It returns the
-// number of evaluations used.
+// plus a small zero-sum perturbation on the bulk of x (entries above 1e-8,
+// so that the perturbation is not throttled by the tail), it iterates f
+// and reports whether the distance to x shrank between iteration 4 (past
+// transients) and iteration 4 + iters. The iterates converge to the exact
+// fixed point, which lies about the residual ‖Φ(x) − x‖₁ from x: a
+// distance that has collapsed below 100 residuals (or to rounding, 1e-13
+// per entry) counts as attracting. It returns the number of evaluations
+// used.
 func Attracting(f Func, x []float64, iters int) (bool, int, error) {
+	const bulk = 1e-8
 	n := len(x)
 	d := make([]float64, n)
-	var w float64
+	var w, cnt float64
 	for i, v := range x {
-		if v > 1e-10 {
+		if v > bulk {
 			d[i] = math.Sqrt(v) * math.Cos(1.3*float64(i)+0.2)
 			w += d[i]
-		}
-	}
-	// Make it zero-sum on the support and scale it to 1e-6 in ‖·‖₁ while
-	// keeping x + d non-negative.
-	var cnt float64
-	for _, v := range x {
-		if v > 1e-10 {
 			cnt++
 		}
 	}
+	if cnt < 2 {
+		return true, 0, nil
+	}
 	for i, v := range x {
-		if v > 1e-10 {
+		if v > bulk {
 			d[i] -= w / cnt
 		}
 	}
+	// Size 1e-6 in ‖·‖₁, keeping x + d non-negative.
 	scale := 1e-6 / norm1(d)
 	for i, v := range x {
-		if v > 1e-10 && d[i] < 0 {
+		if d[i] < 0 {
 			scale = math.Min(scale, 0.5*v/-d[i])
 		}
 	}
 	cur := make([]float64, n)
 	next := make([]float64, n)
+	if err := f(next, x); err != nil {
+		return false, 1, err
+	}
+	var res float64
+	for i := range x {
+		res += math.Abs(next[i] - x[i])
+	}
 	for i := range x {
 		cur[i] = x[i] + scale*d[i]
 	}
@@ -339,7 +544,7 @@ func Attracting(f Func, x []float64, iters int) (bool, int, error) {
 		return s
 	}
 	var d4 float64
-	evals := 0
+	evals := 1
 	for it := 1; it <= 4+iters; it++ {
 		if err := f(next, cur); err != nil {
 			return false, evals, err
@@ -351,8 +556,8 @@ func Attracting(f Func, x []float64, iters int) (bool, int, error) {
 		}
 	}
 	dl := dist(cur)
-	if d4 <= 1e-13*(1+norm1(x)) {
-		// Collapsed to rounding (a superstable point): attracting.
+	noise := math.Max(1e-13*float64(n), 100*res)
+	if d4 <= noise || dl <= noise {
 		return true, evals, nil
 	}
 	return dl < d4, evals, nil

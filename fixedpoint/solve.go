@@ -1,6 +1,7 @@
 package fixedpoint
 
 import (
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -61,6 +62,10 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 		return f(dst, at)
 	}
 	if err := eval(fx, x); err != nil {
+		if errors.Is(err, ErrDomain) {
+			res.Status, res.Residual = OutOfDomain, math.Inf(1)
+			return res, nil
+		}
 		return nil, err
 	}
 	r := make([]float64, n) // Φ(x) − x
@@ -89,6 +94,8 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 			res.Status = Diverged
 		case res.Iterations >= set.MaxIter:
 			res.Status = IterationLimit
+		case set.Stagnation > 0 && stagnated(res.History, set.Stagnation):
+			res.Status = Stalled
 		default:
 			best = math.Min(best, cur)
 			return false
@@ -121,10 +128,31 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 			}
 		}
 	}
+	if errors.Is(err, ErrDomain) {
+		res.Status = OutOfDomain
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// stagnated reports whether the best residual of the last w iterations is
+// more than half the best residual before them.
+func stagnated(h []float64, w int) bool {
+	if len(h) <= w {
+		return false
+	}
+	before, recent := math.Inf(1), math.Inf(1)
+	for i, r := range h {
+		if i < len(h)-w {
+			before = math.Min(before, r)
+		} else {
+			recent = math.Min(recent, r)
+		}
+	}
+	return recent > 0.5*before
 }
 
 // anderson runs Anderson acceleration (type II) with restarts when the

@@ -59,6 +59,11 @@ type Settings struct {
 	// DivergeFactor: the run is declared Diverged when the residual
 	// exceeds DivergeFactor times the smallest residual seen. Default 1e6.
 	DivergeFactor float64
+	// Stagnation, if positive, stops the run with Status Stalled when the
+	// best residual has not halved over that many iterations (a solve
+	// that wanders near a vanished fixed point, instead of converging).
+	// Default 0: off.
+	Stagnation int
 	// Recorder, if not nil, is called after every iteration.
 	Recorder func(iter int, x []float64, residual float64)
 }
@@ -68,7 +73,7 @@ func (s *Settings) withDefaults() (Settings, error) {
 	if s != nil {
 		r = *s
 	}
-	if r.Tol < 0 || r.Damping < 0 || r.Damping > 1 || r.Memory < 0 || r.MaxIter < 0 || r.FDStep < 0 || r.DivergeFactor < 0 {
+	if r.Tol < 0 || r.Damping < 0 || r.Damping > 1 || r.Memory < 0 || r.MaxIter < 0 || r.FDStep < 0 || r.DivergeFactor < 0 || r.Stagnation < 0 {
 		return r, errors.New("fixedpoint: negative setting, or damping above 1")
 	}
 	if r.Tol == 0 {
@@ -112,11 +117,20 @@ const (
 	Diverged
 	// NonFinite: the map or the iterate produced NaN or ±Inf.
 	NonFinite
-	// Stalled: Newton's backtracking could not reduce the residual.
+	// Stalled: Newton's backtracking could not reduce the residual, or
+	// the residual stagnated (Settings.Stagnation).
 	Stalled
+	// OutOfDomain: the map reported (with ErrDomain) that an iterate left
+	// its domain, for instance a distribution that outgrew its support.
+	OutOfDomain
 )
 
-var statusNames = [...]string{"NotTerminated", "Converged", "IterationLimit", "Diverged", "NonFinite", "Stalled"}
+// ErrDomain, wrapped in an error returned by a Func, says the point is
+// outside the map's domain: the solve ends with Status OutOfDomain rather
+// than with an error.
+var ErrDomain = errors.New("fixedpoint: point outside the map's domain")
+
+var statusNames = [...]string{"NotTerminated", "Converged", "IterationLimit", "Diverged", "NonFinite", "Stalled", "OutOfDomain"}
 
 func (s Status) String() string {
 	if s >= 0 && int(s) < len(statusNames) {
