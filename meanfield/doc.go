@@ -1,10 +1,43 @@
 // Package meanfield computes the large-N (fluid and mean-field) limits of
-// load-balancing systems. This file's model is Join-the-Idle-Queue (JIQ)
-// with R heterogeneous dispatchers (seed 004: van der Boor, Borst and van
-// Leeuwaarden, "Load Balancing in Large-Scale Systems with Multiple
-// Dispatchers", INFOCOM 2017; SPEC §3 restates its lost equations).
+// load-balancing systems: the refresh-period map of a stale load board
+// shared by several dispatchers, with its tipping edge (seed 000, SPEC §1),
+// and Join-the-Idle-Queue with R heterogeneous dispatchers (seed 004: van
+// der Boor, Borst and van Leeuwaarden, "Load Balancing in Large-Scale
+// Systems with Multiple Dispatchers", INFOCOM 2017; SPEC §3).
 //
-// # Model
+// # The refresh-period map (seed 000)
+//
+// N → ∞ servers; k dispatchers read a board of queue lengths refreshed
+// every T and each adds its own sends since the refresh. The board is a
+// distribution p; RefreshMap.Apply computes the next refresh's board
+// Φ_T(p). Each dispatcher's tally raises a water level v = 0, 1, …; pass v
+// lasts L_v = k·F(v)/λ; during it every server whose board reads b ≤ v
+// gets k jobs at independent uniform times; servers serve at rate 1; the
+// period is cut at T. A class b is pure death until t_b (closed form);
+// from then on all activated classes share one aggregate distribution,
+// which each pass transforms exactly: given the arrivals and the Poisson
+// service events of a pass, all interleavings are equally likely, so the
+// end distribution follows a two-term recursion with positive weights;
+// queues longer than the most services a pass holds never touch 0, and
+// there the pass is a convolution. The time integral of E[q] gives the
+// mean time in system by Little's law. Truncations (Poisson tails,
+// negligible tops) are counted as lost mass, never renormalised.
+//
+// The map is only piecewise smooth: its derivative jumps where a pass
+// boundary t_v crosses T. Balanced fixed points come in branches labelled
+// by the pass V in progress at T; a branch ends in a border collision where
+// t_{V+1}(p*) reaches T, with the spectral radius still well below 1.
+// Edge follows the stable balanced fixed point down from long T with
+// fixedpoint.FollowEnd — continuation, hops to coexisting branches,
+// a dynamic stability test, trial points aimed at the predicted
+// collision — and reports T*, T*(1−λ)², the ending branch and mechanism;
+// with Confirm it checks the edge by direct iteration just above (a
+// perturbation decays) and below (the state tips into the herd). Above
+// the edge a herd coexists with the balanced state: RefreshMap.Attractor
+// from a half-loaded board settles on a two-group swapping cycle whose
+// mean time in system is about 0.40·T.
+//
+// # Join-the-Idle-Queue: model
 //
 // N servers with Exp(1) job sizes; jobs reach dispatcher r at rate
 // α_r·λ·N. A server whose completion leaves it idle sends a token to
@@ -15,7 +48,7 @@
 // (Queueing). With Enhancement 2 every held token moves at rate ν to a
 // dispatcher chosen uniformly among all R.
 //
-// # Fluid limit
+// # Join-the-Idle-Queue: fluid limit
 //
 // Blocking, with x₀ the busy fraction and x_r the tokens at dispatcher r
 // (per server), x₀ + Σx_r = 1:
@@ -45,7 +78,7 @@
 // demand α_r·λ. There is no chattering and every conservation law is kept
 // to rounding.
 //
-// # Limits
+// # Join-the-Idle-Queue: limits
 //
 // Theorem 1 (basic JIQ, blocking): B → max{1 − R·α_min, 1 − 1/λ}: the
 // least-loaded dispatcher hoards the tokens. In general (SPEC §3.4):

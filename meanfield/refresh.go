@@ -161,6 +161,9 @@ func (m *RefreshMap) Apply(p []float64) (*MapResult, error) {
 			agg, integ, lost = m.pass(agg, L, L)
 			integral += integ
 			res.Lost += lost
+			// Each pass can raise the support by k; cut the negligible top
+			// (counted as lost) so the recursion runs only over live classes.
+			res.Lost += trimTop(&agg, m.trimTol())
 		}
 		t = end
 	}
@@ -195,6 +198,20 @@ func (m *RefreshMap) Apply(p []float64) (*MapResult, error) {
 	return res, nil
 }
 
+// trimTop removes the entries at the top of *p below tol and returns their
+// mass.
+func trimTop(p *[]float64, tol float64) float64 {
+	v := *p
+	n := len(v)
+	var cut float64
+	for n > 1 && v[n-1] < tol {
+		cut += v[n-1]
+		n--
+	}
+	*p = v[:n]
+	return cut
+}
+
 // deathFrom returns the distribution at time t of a queue that starts at b
 // and only serves (rate 1), P(q = j) = Pois(b − j; t) for j ≥ 1 and the
 // rest at 0, and ∫₀^t E[q(s)] ds = Σ_{i<b} (b − i)·P(N(t) ≥ i + 1), N a
@@ -205,14 +222,27 @@ func deathFrom(b int, t float64) ([]float64, float64) {
 		dist[b] = 1
 		return dist, 0
 	}
-	// Poisson(t) pmf for i = 0..b−1, in log space (t may be large).
+	if b == 0 {
+		dist[0] = 1
+		return dist, 0
+	}
+	// Poisson(t) pmf for i = 0..b−1, from the mode outward by the ratio
+	// pmf(i+1)/pmf(i) = t/(i+1): one exponential, no underflow trouble (the
+	// terms shrink away from the mode and may harmlessly reach zero).
+	pmf := make([]float64, b)
+	mode := min(int(t), b-1)
+	lg, _ := math.Lgamma(float64(mode) + 1)
+	pmf[mode] = math.Exp(-t + float64(mode)*math.Log(t) - lg)
+	for i := mode + 1; i < b; i++ {
+		pmf[i] = pmf[i-1] * t / float64(i)
+	}
+	for i := mode - 1; i >= 0; i-- {
+		pmf[i] = pmf[i+1] * float64(i+1) / t
+	}
 	var cdf, integ float64
-	lt := math.Log(t)
-	for i := 0; i < b; i++ {
-		lg, _ := math.Lgamma(float64(i) + 1)
-		pmf := math.Exp(-t + float64(i)*lt - lg)
-		dist[b-i] = pmf
-		cdf += pmf
+	for i, p := range pmf {
+		dist[b-i] = p
+		cdf += p
 		integ += float64(b-i) * math.Max(0, 1-cdf)
 	}
 	dist[0] = math.Max(0, 1-cdf)
@@ -229,6 +259,8 @@ type passWeights struct {
 	lost  float64     // Poisson tail beyond S
 	binom []float64   // Binom(j; k, τ/L), j = 0..k
 	w     [][]float64 // W(a, s) = ∫₀^τ Binom(a; k, t/L)·Pois(s; t) dt
+	// kernel is w_d = P(arrivals − services = d), d = −S..k, at d + S.
+	kernel []float64
 }
 
 func (m *RefreshMap) weights(L, tau float64) *passWeights {
@@ -328,7 +360,62 @@ func (m *RefreshMap) binomial(pi float64) []float64 {
 	return out
 }
 
-// pass propagates the (unnormalised) queue distribution x through the
+// pass propagates x through the first τ of a pass (see passRecursion for
+// the model). Queues of length q ≥ S, S the most service events the pass
+// holds (Poisson(τ) truncated at tail PoissonTol), never reach the floor
+// at 0, so they just move by (arrivals − services): on them the pass is a
+// convolution with w_d = Σ_{j−s=d} Binom(j; k, τ/L)·Pois(s; τ), and their
+// time integral is τ·q + (k/L − 1)·τ²/2 per unit mass. Only the short low
+// part q < S needs the interleaving recursion. The split is exact: both
+// parts use the same truncated Poisson law.
+func (m *RefreshMap) pass(x []float64, L, tau float64) ([]float64, float64, float64) {
+	if tau <= 0 {
+		return x, 0, 0
+	}
+	pw := m.weights(L, tau)
+	S := len(pw.pois) - 1
+	k := m.K
+	if len(x) <= S+1 {
+		return m.passRecursion(x, L, tau)
+	}
+	low := x[:S]
+	out, integral, lost := m.passRecursion(low, L, tau)
+	// Kernel w_d, d = j − s ∈ [−S, k], stored at index d + S.
+	w := pw.kernel
+	if w == nil {
+		w = make([]float64, S+k+1)
+		for j, bj := range pw.binom {
+			if bj == 0 {
+				continue
+			}
+			for s2, ps := range pw.pois {
+				w[j-s2+S] += bj * ps
+			}
+		}
+		pw.kernel = w
+	}
+	n := len(x) + k
+	if len(out) < n {
+		out = append(out, make([]float64, n-len(out))...)
+	}
+	var mass, first float64
+	for q := S; q < len(x); q++ {
+		v := x[q]
+		if v == 0 {
+			continue
+		}
+		mass += v
+		first += float64(q) * v
+		dst := out[q-S : q+k+1]
+		for i, wd := range w {
+			dst[i] += v * wd
+		}
+	}
+	integral += tau*first + (float64(k)/L-1)*tau*tau/2*mass
+	return out, integral, lost + pw.lost*mass
+}
+
+// passRecursion propagates the (unnormalised) queue distribution x through the
 // first τ of a pass of length L in which each server receives k arrivals
 // at independent uniform times. Given j arrivals and n potential services
 // (Poisson(τ); a service at an empty queue does nothing) in [0, τ), all
@@ -342,7 +429,7 @@ func (m *RefreshMap) binomial(pi float64) []float64 {
 // and ∫₀^τ E[q] dt = Σ_{a,s} W(a, s)·mean D(a, s). It returns the new
 // distribution (a fresh slice), the integral and the mass lost to the
 // Poisson truncation.
-func (m *RefreshMap) pass(x []float64, L, tau float64) ([]float64, float64, float64) {
+func (m *RefreshMap) passRecursion(x []float64, L, tau float64) ([]float64, float64, float64) {
 	if tau <= 0 {
 		return x, 0, 0
 	}

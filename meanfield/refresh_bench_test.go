@@ -32,3 +32,24 @@ func BenchmarkRefreshMap(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEdge is one edge search, k = 5, λ = 0.9 (target: under 2 s).
+func BenchmarkEdge(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Edge(5, 0.9, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEdgeTable is the default table of `fluid edge -k 2..10 --load
+// 0.8,0.9,0.95`: 27 entries on all cores (target: under 2 minutes on 2).
+func BenchmarkEdgeTable(b *testing.B) {
+	ks := []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for b.Loop() {
+		if _, err := EdgeTable(ks, []float64{0.8, 0.9, 0.95}, nil, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package meanfield
 
 import (
+	"errors"
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/ode"
 )
 
@@ -77,7 +79,7 @@ func TestPassAgainstODE(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, integ, lost := m.pass(x, c.L, c.tau)
+		got, integ, lost := m.passRecursion(x, c.L, c.tau)
 		want, wantInteg := passByODE(t, x, c.k, c.L, c.tau)
 		// Both routes are exact; the ODE route runs at rtol 1e-13, so the
 		// two agree to about 1e-12.
@@ -144,5 +146,204 @@ func TestDeathFrom(t *testing.T) {
 			t.Errorf("b=%d t=%v: integral %.12g, Simpson %.12g", c.b, c.t, integ, simpson)
 		}
 		_ = mean
+	}
+}
+
+func TestPassSplitMatchesRecursion(t *testing.T) {
+	// The convolution split must reproduce the full recursion on a long
+	// distribution (most of the mass high above S).
+	x := make([]float64, 300)
+	for q := range x {
+		x[q] = math.Exp(-math.Pow(float64(q)-120, 2)/800) + 1e-3*math.Exp(-float64(q)/5)
+	}
+	var z float64
+	for _, v := range x {
+		z += v
+	}
+	for q := range x {
+		x[q] /= z
+	}
+	for _, c := range []struct {
+		k      int
+		L, tau float64
+	}{{1, 1.1, 1.1}, {5, 5.6, 5.6}, {5, 5.6, 2.2}, {10, 11.1, 11.1}} {
+		m, _ := NewRefreshMap(c.k, 0.9, 100)
+		a, ia, la := m.pass(x, c.L, c.tau)
+		b, ib, lb := m.passRecursion(x, c.L, c.tau)
+		for q := range max(len(a), len(b)) {
+			var u, v float64
+			if q < len(a) {
+				u = a[q]
+			}
+			if q < len(b) {
+				v = b[q]
+			}
+			if math.Abs(u-v) > 1e-15 {
+				t.Fatalf("k=%d L=%v τ=%v: P(q=%d) split %.17g, recursion %.17g", c.k, c.L, c.tau, q, u, v)
+			}
+		}
+		if math.Abs(ia-ib) > 1e-12*math.Abs(ib) || math.Abs(la-lb) > 1e-20 {
+			t.Errorf("k=%d L=%v τ=%v: integral %.15g vs %.15g, lost %g vs %g", c.k, c.L, c.tau, ia, ib, la, lb)
+		}
+	}
+}
+
+// within reports |got − want| ≤ rel·|want|.
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// SPEC §1.3's model column, λ = 0.9: mean board at each refresh.
+func TestRefreshMapPublishedBoards(t *testing.T) {
+	for _, c := range []struct {
+		k    int
+		T    float64
+		want float64
+	}{{1, 600, 4.73}, {5, 400, 5.49}} {
+		m, err := NewRefreshMap(c.k, 0.9, c.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, err := m.FixedPoint([]float64{1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp.Solve.Status != fixedpoint.Converged || !within(fp.Map.BoardMean, c.want, 0.01) {
+			t.Errorf("k=%d T=%v: %v, board mean %.4f, SPEC %v (within 1%%)", c.k, c.T, fp.Solve.Status, fp.Map.BoardMean, c.want)
+		}
+		if fp.Lost > 1e-12 {
+			t.Errorf("k=%d T=%v: lost mass %g", c.k, c.T, fp.Lost)
+		}
+	}
+	// k = 5, T = 20 is already herded: plain iteration converges to a herded
+	// fixed point whose leading eigenvalue is about −0.9 (SPEC §1.3), so the
+	// iterates alternate while converging; it is not a 2-cycle.
+	m, err := NewRefreshMap(5, 0.9, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	att, err := m.Attractor([]float64{1}, 1e-10, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if att.Kind != fixedpoint.FixedPoint || !within(att.BoardMean, 15.9, 0.01) {
+		t.Errorf("k=5 T=20: %v (period %d), board mean %.4f, SPEC 15.9", att.Kind, att.Period, att.BoardMean)
+	}
+	f := &supportFunc{m: m}
+	sp, err := fixedpoint.ComputeSpectrum(f.eval, att.Boards[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real(sp.Leading) > -0.8 || real(sp.Leading) < -0.97 {
+		t.Errorf("k=5 T=20: leading eigenvalue %v, SPEC says about −0.9", sp.Leading)
+	}
+}
+
+func TestRefreshMapConservesMass(t *testing.T) {
+	// Mass out + mass lost = mass in, to rounding, for starts of every
+	// kind and periods that cut passes anywhere.
+	starts := []BoardStart{{Kind: "balanced"}, {Kind: "balanced", Level: 7}, {Kind: "half", Backlog: 40}, {Kind: "spread", Spread: 30}}
+	for _, k := range []int{1, 3, 8} {
+		for _, T := range []float64{0.7, 13.3, 250} {
+			m, err := NewRefreshMap(k, 0.85, T)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range starts {
+				p, err := st.Board()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 3 {
+					r, err := m.Apply(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var in, out float64
+					for _, v := range p {
+						in += v
+					}
+					for _, v := range r.Next {
+						out += v
+					}
+					if math.Abs(in-out-r.Lost) > 1e-13 || r.Lost > 1e-12 || r.Lost < 0 {
+						t.Fatalf("k=%d T=%v %v: in %.17g, out %.17g, lost %g", k, T, st, in, out, r.Lost)
+					}
+					if !(r.PassStart <= T && T < r.PassEnd) {
+						t.Errorf("k=%d T=%v: T outside the reported pass [%v, %v)", k, T, r.PassStart, r.PassEnd)
+					}
+					p = r.Next
+				}
+			}
+		}
+	}
+}
+
+func TestRefreshMapBadInput(t *testing.T) {
+	for _, c := range []struct {
+		k       int
+		load, T float64
+		param   string
+	}{
+		{0, 0.9, 10, "k"}, {-2, 0.9, 10, "k"},
+		{3, 0, 10, "load"}, {3, 1, 10, "load"}, {3, 1.2, 10, "load"}, {3, math.NaN(), 10, "load"},
+		{3, 0.9, 0, "period"}, {3, 0.9, -5, "period"}, {3, 0.9, math.Inf(1), "period"},
+	} {
+		_, err := NewRefreshMap(c.k, c.load, c.T)
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("k=%d λ=%v T=%v: %v, want an error naming %s", c.k, c.load, c.T, err, c.param)
+		}
+	}
+	m, _ := NewRefreshMap(3, 0.9, 10)
+	for _, p := range [][]float64{{}, {0.5, 0.6}, {-0.1, 1.1}, {math.NaN(), 1}} {
+		if _, err := m.Apply(p); err == nil {
+			t.Errorf("board %v accepted", p)
+		}
+	}
+	for _, s := range []string{"wobbly", "half", "half:0", "half:x", "spread", "balanced:-1"} {
+		if _, err := ParseBoardStart(s); err == nil {
+			t.Errorf("start %q accepted", s)
+		}
+	}
+	for _, s := range []string{"balanced", "balanced:3", "half:40", "spread:12"} {
+		if _, err := ParseBoardStart(s); err != nil {
+			t.Errorf("start %q: %v", s, err)
+		}
+	}
+}
+
+// The bistability of seed 000 (SPEC §1.3): above the edge (k = 5,
+// λ = 0.9) a half-loaded start with backlog 0.1·T stays in the herd, whose
+// mean time in system is about 0.40·T (the seed's finite-N simulation),
+// while the balanced start gives single digits.
+func TestBistability(t *testing.T) {
+	periods := []float64{400, 1100}
+	if !testing.Short() {
+		periods = append(periods, 3000)
+	}
+	for _, T := range periods {
+		m, err := NewRefreshMap(5, 0.9, T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		half, _ := BoardStart{Kind: "half", Backlog: int(0.1 * T)}.Board()
+		// 300 periods: the herd at T = 400 keeps wandering (it is reported
+		// as not settled, its mean over the last 100 periods is the herd's).
+		att, err := m.Attractor(half, 1e-9, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !within(att.Sojourn, 0.40*T, 0.02) {
+			t.Errorf("T=%v: half-loaded start: %v, mean time %.2f = %.4f·T, want 0.40·T within 2%%", T, att.Kind, att.Sojourn, att.Sojourn/T)
+		}
+		bal, err := m.Attractor([]float64{1}, 1e-9, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bal.Kind != fixedpoint.FixedPoint || bal.Sojourn >= 10 {
+			t.Errorf("T=%v: balanced start: %v, mean time %.3f, want a fixed point in single digits", T, bal.Kind, bal.Sojourn)
+		}
+		if att.Lost > 1e-12 || bal.Lost > 1e-12 {
+			t.Errorf("T=%v: lost mass %g / %g", T, att.Lost, bal.Lost)
+		}
 	}
 }
