@@ -9,6 +9,16 @@ Usage:
 
 Commands:
 
+	edge  The tipping edge T*(1−λ)² of the stale load board shared by k
+	      dispatchers (seed 000), from the refresh-period map: the
+	      bracket, the branch that ends there and how (border collision or
+	      eigenvalue crossing), the leading eigenvalue; -k and --load take
+	      lists and ranges and run in parallel. The default run
+	      (k = 2..10, λ = 0.9) is the README's main command.
+	map   Iterate the refresh-period map from a start (balanced, half:B,
+	      spread:S) and report its attractor: fixed point, cycle (the
+	      herd) or not settled, with the mean board and mean time in
+	      system.
 	jiq   Join-the-Idle-Queue with several dispatchers (seed 004): the
 	      fluid limit (blocking probability, or mean wait, P(wait > 0) and
 	      fraction sent at random), where the tokens sit, the token
@@ -20,9 +30,9 @@ Commands:
 	      N → ∞ limit.
 
 Every command prints a readable table, or JSON with --json. The JSON
-schemas are the documented structs jiqReport (fluid jiq),
-jiqTrajectoryReport (fluid jiq --trajectory) and jacksonReport (fluid
-jackson) in this package; fields that
+schemas are the documented structs edgeReport (fluid edge), mapReport
+(fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
+--trajectory) and jacksonReport (fluid jackson) in this package; fields that
 do not apply to a scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 

@@ -51,6 +51,10 @@ var paramFlags = map[string]string{
 	"until":    "--until",
 	"scenario": "--scenario",
 	"servers":  "--servers",
+	"k":        "-k",
+	"period":   "--period",
+	"start":    "--start",
+	"floor":    "--floor",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage

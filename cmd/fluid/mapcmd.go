@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/meanfield"
+)
+
+type mapOptions struct {
+	k          int
+	load       float64
+	period     float64
+	start      string
+	iterations int
+	tol        float64
+	json       bool
+}
+
+func newMap() *cobra.Command {
+	o := &mapOptions{}
+	cmd := &cobra.Command{
+		Use:   "map",
+		Short: "Iterate the refresh-period map of the stale board and report its attractor (seed 000)",
+		Long: `map iterates the refresh-period map Φ_T (SPEC §1.2) for k dispatchers with own
+tallies at load λ and refresh period T from a start, and reports where it settles:
+a fixed point (the balanced state, or a herded fixed point at short T), a cycle
+(the herd: two groups swapping), or nothing within --iterations. It prints the mean
+board value at each refresh, the mean time in system (averaged over the cycle), the
+branch (pass in progress at T) and the mass lost to truncation.
+
+k = 1 is also the shared tally, and k dispatchers partitioned over N/k servers
+each; --start is balanced (every queue empty), balanced:L, half:B (half the
+servers with backlog B) or spread:S (queue lengths uniform on 0..S).`,
+		Example: `  fluid map -k 5 --load 0.9 --period 400
+  fluid map -k 5 --load 0.9 --period 1100 --start half:110
+  fluid map -k 5 --load 0.9 --period 20 --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), o) },
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends (1 = shared tally or partitioned)")
+	f.Float64Var(&o.load, "load", 0.9, "load λ per server, 0 < λ < 1")
+	f.Float64Var(&o.period, "period", 400, "refresh period T (mean service times)")
+	f.StringVar(&o.start, "start", "balanced", "start: balanced, balanced:L, half:B or spread:S")
+	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods to iterate")
+	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance that counts as settled")
+	f.BoolVar(&o.json, "json", false, "write JSON (see mapReport in doc.go)")
+	return cmd
+}
+
+// mapReport is the JSON output of `fluid map`.
+type mapReport struct {
+	K         int       `json:"k"`
+	Load      float64   `json:"load"`
+	Period    float64   `json:"period"`
+	Start     string    `json:"start"`
+	Attractor string    `json:"attractor"`    // "fixed point", "cycle" or "not settled"
+	Cycle     int       `json:"cycle_period"` // 1 for a fixed point
+	BoardMean float64   `json:"board_mean"`   // mean board value at a refresh (over the cycle)
+	Sojourn   float64   `json:"sojourn"`      // mean time in system (over the cycle; not settled: last 100 periods)
+	Points    []float64 `json:"sojourn_points"`
+	// Branch is the pass in progress at T (fixed point only).
+	Branch     *int          `json:"branch"`
+	Leading    *complexValue `json:"leading"` // leading eigenvalue (fixed point only)
+	Radius     *float64      `json:"radius"`
+	Iterations int           `json:"iterations"`
+	Lost       float64       `json:"lost"` // largest mass lost to truncation in one period
+}
+
+func runMap(w io.Writer, o *mapOptions) error {
+	if math.IsNaN(o.tol) || o.tol <= 0 {
+		return usagef("invalid --tol: %v, want a number > 0", o.tol)
+	}
+	if o.iterations < 1 {
+		return usagef("invalid --iterations: %d, want at least 1", o.iterations)
+	}
+	m, err := meanfield.NewRefreshMap(o.k, o.load, o.period)
+	if err != nil {
+		return paramUsage(err)
+	}
+	st, err := meanfield.ParseBoardStart(o.start)
+	if err != nil {
+		return paramUsage(err)
+	}
+	p, err := st.Board()
+	if err != nil {
+		return paramUsage(err)
+	}
+	att, err := m.Attractor(p, o.tol, o.iterations)
+	if err != nil {
+		return err
+	}
+	rep := &mapReport{
+		K: o.k, Load: o.load, Period: o.period, Start: st.String(),
+		Attractor: att.Kind.String(), Cycle: att.Period,
+		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
+		Iterations: att.Iterations, Lost: att.Lost,
+	}
+	if att.Kind == fixedpoint.FixedPoint {
+		sp, branch, err := m.Stability(att.Boards[0])
+		if err != nil {
+			return err
+		}
+		rep.Branch = ptr(branch)
+		rep.Leading = &complexValue{real(sp.Leading), imag(sp.Leading)}
+		rep.Radius = ptr(sp.Radius)
+	}
+	if o.json {
+		return writeJSON(w, rep)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers, load λ = %s, refresh period T = %s, start %s\n\n", o.k, g(o.load), g(o.period), rep.Start)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	switch att.Kind {
+	case fixedpoint.FixedPoint:
+		fmt.Fprintf(tw, "attractor\tfixed point after %d periods\n", att.Iterations)
+	case fixedpoint.Cycle:
+		fmt.Fprintf(tw, "attractor\tcycle of period %d after %d periods\n", att.Period, att.Iterations)
+	default:
+		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last 100)\n", att.Iterations)
+	}
+	fmt.Fprintf(tw, "mean board at a refresh\t%.6g\n", rep.BoardMean)
+	fmt.Fprintf(tw, "mean time in system\t%.6g (%.4g·T)\n", rep.Sojourn, rep.Sojourn/o.period)
+	if len(att.SojournPoints) > 1 {
+		fmt.Fprintf(tw, "  per period of the cycle\t%.6g\n", att.SojournPoints)
+	}
+	if rep.Branch != nil {
+		fmt.Fprintf(tw, "branch (pass at T)\t%d\n", *rep.Branch)
+		fmt.Fprintf(tw, "leading eigenvalue\t%s (spectral radius %.4g)\n", fmtComplex(*rep.Leading), *rep.Radius)
+	}
+	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)
+	tw.Flush()
+	_, err = io.WriteString(w, b.String())
+	return err
+}
