@@ -223,7 +223,8 @@ type BoardAttractor struct {
 	// last iterate); SojournPoints lists the cycle's values.
 	Sojourn, BoardMean float64
 	SojournPoints      []float64
-	Iterations         int
+	// Iterations counts the periods iterated from the start.
+	Iterations int
 	// Lost is the largest mass lost in one map evaluation.
 	Lost float64
 }
@@ -248,18 +249,20 @@ func (m *RefreshMap) Attractor(start []float64, tol float64, maxIter int) (*Boar
 		longest = max(longest, support(p, 1e-18))
 	}
 	n := max(2*longest+32, len(p))
+	done := 8 // periods iterated so far
 	for {
 		f := &supportFunc{m: m, strict: true, recent: make([]float64, 0, 100)}
 		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: tol, MaxIter: maxIter})
 		if errors.Is(err, errLeftSupport) && n < 1<<16 {
 			// Grow the support and go on from where the mass began to leave.
 			p, n = f.lastIn, 2*n
+			done += f.nEval - 1
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out := &BoardAttractor{Kind: att.Kind, Period: att.Period, Boards: att.Points, Iterations: att.Iterations, Lost: f.lost}
+		out := &BoardAttractor{Kind: att.Kind, Period: att.Period, Boards: att.Points, Iterations: done + att.Iterations, Lost: f.lost}
 		if att.Kind == fixedpoint.NotSettled {
 			for _, v := range f.recent {
 				out.Sojourn += v / float64(len(f.recent))
@@ -299,4 +302,39 @@ func (m *RefreshMap) Stability(p []float64) (*fixedpoint.Spectrum, int, error) {
 		return nil, 0, err
 	}
 	return sp, r.Pass, nil
+}
+
+// Tally says what the k dispatchers add to the stale board between
+// refreshes (seed 000).
+type Tally string
+
+const (
+	// OwnTally: each dispatcher adds its own sends to the board; the
+	// refresh-period map with k dispatchers.
+	OwnTally Tally = "own"
+	// SharedTally: all dispatchers add every send to one shared tally; they
+	// act as one dispatcher, the map with k = 1.
+	SharedTally Tally = "shared"
+	// Partitioned: each dispatcher owns N/k servers with its own board and
+	// tally; each part is the k = 1 model.
+	Partitioned Tally = "partitioned"
+)
+
+// ParseTally parses own, shared or partitioned.
+func ParseTally(s string) (Tally, error) {
+	switch t := Tally(s); t {
+	case OwnTally, SharedTally, Partitioned:
+		return t, nil
+	}
+	return "", param.Errorf("tally", "unknown tally %q (want own, shared or partitioned)", s)
+}
+
+// ModelDispatchers is the k of the refresh-period map that describes k
+// dispatchers with this tally: k for own tallies, 1 for a shared tally or
+// partitioned dispatchers.
+func (t Tally) ModelDispatchers(k int) int {
+	if t == OwnTally {
+		return k
+	}
+	return 1
 }

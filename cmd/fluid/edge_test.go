@@ -49,6 +49,23 @@ func TestMapCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "fixed point") {
 		t.Errorf("%v\n%s", err, out)
 	}
+	// A shared tally and partitioned dispatchers are the k = 1 map: the
+	// same numbers as -k 1 (SPEC §1.3: board mean 4.73 at T = 600).
+	var one mapReport
+	out, _, err = fluid(t, "map", "-k", "1", "--period", "600", "--json")
+	if err != nil || json.Unmarshal([]byte(out), &one) != nil {
+		t.Fatal(err, out)
+	}
+	for _, tally := range []string{"shared", "partitioned"} {
+		var r mapReport
+		out, _, err = fluid(t, "map", "-k", "5", "--tally", tally, "--period", "600", "--json")
+		if err != nil || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatal(err, out)
+		}
+		if r.K != 5 || r.ModelK != 1 || r.Tally != tally || r.BoardMean != one.BoardMean || math.Abs(r.BoardMean-4.73) > 0.047 {
+			t.Errorf("--tally %s: %+v, want the k = 1 map (%v)", tally, r, one.BoardMean)
+		}
+	}
 }
 
 func TestEdgeMapBadInput(t *testing.T) {
@@ -72,6 +89,7 @@ func TestEdgeMapBadInput(t *testing.T) {
 		{[]string{"map", "--start", "half"}, "--start"},
 		{[]string{"map", "--iterations", "0"}, "--iterations"},
 		{[]string{"map", "--tol", "0"}, "--tol"},
+		{[]string{"map", "--tally", "mine"}, "--tally"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {

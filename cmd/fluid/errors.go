@@ -55,6 +55,7 @@ var paramFlags = map[string]string{
 	"period":   "--period",
 	"start":    "--start",
 	"floor":    "--floor",
+	"tally":    "--tally",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage

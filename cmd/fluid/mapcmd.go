@@ -15,6 +15,7 @@ import (
 
 type mapOptions struct {
 	k          int
+	tally      string
 	load       float64
 	period     float64
 	start      string
@@ -35,8 +36,8 @@ a fixed point (the balanced state, or a herded fixed point at short T), a cycle
 board value at each refresh, the mean time in system (averaged over the cycle), the
 branch (pass in progress at T) and the mass lost to truncation.
 
-k = 1 is also the shared tally, and k dispatchers partitioned over N/k servers
-each; --start is balanced (every queue empty), balanced:L, half:B (half the
+--tally shared (one tally that every dispatcher adds to) and --tally partitioned
+(k dispatchers over N/k servers each) are both the k = 1 map; --start is balanced (every queue empty), balanced:L, half:B (half the
 servers with backlog B) or spread:S (queue lengths uniform on 0..S).`,
 		Example: `  fluid map -k 5 --load 0.9 --period 400
   fluid map -k 5 --load 0.9 --period 1100 --start half:110
@@ -46,6 +47,7 @@ servers with backlog B) or spread:S (queue lengths uniform on 0..S).`,
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends (1 = shared tally or partitioned)")
+	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
 	f.Float64Var(&o.load, "load", 0.9, "load λ per server, 0 < λ < 1")
 	f.Float64Var(&o.period, "period", 400, "refresh period T (mean service times)")
 	f.StringVar(&o.start, "start", "balanced", "start: balanced, balanced:L, half:B or spread:S")
@@ -58,6 +60,8 @@ servers with backlog B) or spread:S (queue lengths uniform on 0..S).`,
 // mapReport is the JSON output of `fluid map`.
 type mapReport struct {
 	K         int       `json:"k"`
+	Tally     string    `json:"tally"`   // own, shared or partitioned
+	ModelK    int       `json:"model_k"` // k of the map computed (1 unless own)
 	Load      float64   `json:"load"`
 	Period    float64   `json:"period"`
 	Start     string    `json:"start"`
@@ -81,7 +85,14 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if o.iterations < 1 {
 		return usagef("invalid --iterations: %d, want at least 1", o.iterations)
 	}
-	m, err := meanfield.NewRefreshMap(o.k, o.load, o.period)
+	tally, err := meanfield.ParseTally(o.tally)
+	if err != nil {
+		return paramUsage(err)
+	}
+	if o.k < 1 {
+		return usagef("invalid -k: %d dispatchers, want at least 1", o.k)
+	}
+	m, err := meanfield.NewRefreshMap(tally.ModelDispatchers(o.k), o.load, o.period)
 	if err != nil {
 		return paramUsage(err)
 	}
@@ -98,7 +109,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 		return err
 	}
 	rep := &mapReport{
-		K: o.k, Load: o.load, Period: o.period, Start: st.String(),
+		K: o.k, Tally: string(tally), ModelK: m.K, Load: o.load, Period: o.period, Start: st.String(),
 		Attractor: att.Kind.String(), Cycle: att.Period,
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
 		Iterations: att.Iterations, Lost: att.Lost,
@@ -116,7 +127,14 @@ func runMap(w io.Writer, o *mapOptions) error {
 		return writeJSON(w, rep)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers, load λ = %s, refresh period T = %s, start %s\n\n", o.k, g(o.load), g(o.period), rep.Start)
+	tallyNote := ""
+	if rep.Tally != string(meanfield.OwnTally) {
+		tallyNote = fmt.Sprintf(" with a %s tally (the k = 1 map)", rep.Tally)
+		if rep.Tally == string(meanfield.Partitioned) {
+			tallyNote = " partitioned (each part is the k = 1 map)"
+		}
+	}
+	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Kind {
 	case fixedpoint.FixedPoint:
