@@ -1,0 +1,44 @@
+// Package sim is fluid's embedded finite-N discrete-event simulator. It
+// knows nothing of the theory in meanfield and jackson, so that agreement
+// between the two means something.
+//
+// # Model
+//
+// N identical servers, FCFS or processor sharing (PS: with n jobs present
+// each is served at rate 1/n; exact event times from a per-server virtual
+// time, no time slicing). Jobs arrive as a Poisson stream of total rate λN
+// and go to dispatcher r with probability α_r. Sizes have mean 1:
+// exponential, deterministic, the balanced-means hyperexponential H2 of
+// SPEC §2, or Pareto (type I, shape a, scaled to mean 1: its SCV is
+// 1/(a(a−2)) for a > 2).
+//
+// Policies: random; round robin; best of d and least loaded (JSQ) on live
+// counts; the least-work-left oracle; best of d and least loaded on a board
+// refreshed every T; the seed-000 board + own tally (each dispatcher picks
+// the server minimising the board value plus its own sends since the last
+// refresh), a shared tally, partitioned dispatchers, and best of d with own
+// tally; JIQ with tokens in the blocking and queueing scenarios of seed 004
+// (SPEC §3.1), with token shares β (Enhancement 1) and token exchange at
+// rate ν (Enhancement 2). Ties are broken uniformly at random.
+//
+// # Engine
+//
+// The servers' next completions sit in an indexed binary heap; arrivals,
+// board refreshes, token exchanges and correlation snapshots are single
+// timers compared with its minimum. Policies that need the minimum of an
+// integer value that moves by ±1 (live JSQ, board + tally, board JSQ) keep
+// the servers sorted by value in one array with bucket boundaries, so the
+// choice costs O(1) rather than a scan. Token exchange is uniformised:
+// events at rate νN pick a server and move its token if it holds one, so
+// every token moves at rate ν exactly. Queues grow by doubling; no event
+// allocates once they have reached their longest length.
+//
+// # Measurement
+//
+// Jobs are numbered by arrival; the Warmup first are simulated but not
+// measured, the next Jobs are measured, and a replication ends when all of
+// those have left (or been blocked). Replications use independent PCG
+// streams derived from (Seed, replication) and run in parallel; the result
+// is a pure function of the Config. Confidence intervals are Student-t on
+// the replication means, or on 10 batch means of a single replication.
+package sim

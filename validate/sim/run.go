@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Estimate is a simulated mean with the half-width of its 95% confidence
+// interval (Student t on Samples independent means: replications, or the
+// batch means of a single replication). With one sample there is no
+// interval and CI95 is 0.
+type Estimate struct {
+	Mean    float64 `json:"mean"`
+	CI95    float64 `json:"ci95"`
+	Samples int     `json:"samples"`
+}
+
+// Contains reports whether x lies within the interval widened by allow.
+func (e Estimate) Contains(x, allow float64) bool {
+	return math.Abs(e.Mean-x) <= e.CI95+allow
+}
+
+// Rep is the outcome of one replication.
+type Rep struct {
+	// Per-job means over the measured jobs (Sojourn, Slowdown, Wait over
+	// those served; Blocking, RandomFraction, WaitProb over all measured
+	// arrivals; WaitProb counts jobs that found their server busy).
+	Sojourn, Slowdown, Wait, WaitProb, Blocking, RandomFraction float64
+	// BoardMean is the mean board value over the refreshes from the first
+	// measured arrival on (Refreshes of them; 0 when there were none).
+	BoardMean float64
+	Refreshes int
+	// Tipped (seed 000 runs, Period > 0, λ < 1): the mean board over the
+	// last half of all refreshes exceeds max(0.2·T, λ/(1−λ)): worse than
+	// random dispatch (an M/M/1 queue holds λ/(1−λ) on average) and of the
+	// herd's order (0.4·T), while the balanced states stay below 0.1·T.
+	Tipped bool
+	// Boards is the board mean at every refresh from t = 0 (Series only),
+	// at times BoardTimes.
+	Boards, BoardTimes []float64
+	// Correlation is the mean correlation across servers between queue
+	// lengths CorrelationAge apart (Correlations pairs).
+	Correlation  float64
+	Correlations int
+	Jobs         int64   // measured jobs
+	Events       int64   // events simulated
+	Time         float64 // simulated time
+	batch        [batches]acc
+}
+
+// Result of Run.
+type Result struct {
+	Config Config
+	// Estimates over the replications (see Rep for each definition).
+	Sojourn, Slowdown, Wait, WaitProb, Blocking, RandomFraction Estimate
+	// BoardMean is nil when no board was kept (Period = 0) or no refresh
+	// fell in the measured window; Correlation when it was not recorded.
+	BoardMean, Correlation *Estimate
+	// Tipped counts the replications that tipped (seed 000 runs).
+	Tipped int
+	Reps   []Rep
+	// Jobs measured and events simulated in all replications; Seconds of
+	// wall time.
+	Jobs, Events    int64
+	Seconds         float64
+	EventsPerSecond float64
+}
+
+// Run simulates c.Reps independent replications, in parallel on
+// c.Workers goroutines; the result depends only on c (not on Workers or
+// GOMAXPROCS).
+func Run(c Config) (*Result, error) {
+	c, err := c.normalized()
+	if err != nil {
+		return nil, err
+	}
+	workers := c.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, c.Reps)
+	start := time.Now()
+	reps := make([]Rep, c.Reps)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				reps[r] = runRep(c, r)
+			}
+		}()
+	}
+	for r := range c.Reps {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	res := &Result{Config: c, Reps: reps}
+	res.Seconds = time.Since(start).Seconds()
+	for _, r := range reps {
+		res.Jobs += r.Jobs
+		res.Events += r.Events
+		if r.Tipped {
+			res.Tipped++
+		}
+	}
+	if res.Seconds > 0 {
+		res.EventsPerSecond = float64(res.Events) / res.Seconds
+	}
+	res.aggregate()
+	return res, nil
+}
+
+func runRep(c Config, rep int) Rep {
+	e := newEngine(c, rep)
+	e.run()
+	r := Rep{Jobs: e.m, Events: e.events, Time: e.now, batch: e.acc}
+	var tot acc
+	for _, a := range e.acc {
+		tot.add(a)
+	}
+	r.Sojourn, r.Slowdown, r.Wait, r.WaitProb, r.Blocking, r.RandomFraction = tot.means()
+	for i, b := range e.boards {
+		if e.boardTimes[i] >= e.warmTime {
+			r.BoardMean += b
+			r.Refreshes++
+		}
+	}
+	if r.Refreshes > 0 {
+		r.BoardMean /= float64(r.Refreshes)
+	}
+	if nb := len(e.boards); nb > 0 && c.Load < 1 {
+		var s float64
+		for _, b := range e.boards[nb/2:] {
+			s += b
+		}
+		s /= float64(nb - nb/2)
+		r.Tipped = s > math.Max(0.2*c.Period, c.Load/(1-c.Load))
+	}
+	if c.Series {
+		r.Boards, r.BoardTimes = e.boards, e.boardTimes
+	}
+	if e.corrN > 0 {
+		r.Correlation, r.Correlations = e.corrSum/float64(e.corrN), e.corrN
+	}
+	return r
+}
+
+func (a *acc) add(b acc) {
+	a.all += b.all
+	a.served += b.served
+	a.blocked += b.blocked
+	a.random += b.random
+	a.waited += b.waited
+	a.sojourn += b.sojourn
+	a.slowdown += b.slowdown
+	a.wait += b.wait
+}
+
+// means returns sojourn, slowdown, wait, P(wait > 0), blocking and the
+// fraction sent at random; a mean over no jobs is 0.
+func (a acc) means() (soj, slow, wait, pw, block, random float64) {
+	div := func(x, n float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return x / n
+	}
+	return div(a.sojourn, a.served), div(a.slowdown, a.served), div(a.wait, a.served),
+		div(a.waited, a.all), div(a.blocked, a.all), div(a.random, a.all)
+}
+
+// aggregate forms the estimates: from replication means when there are
+// several replications, from the batch means of one otherwise.
+func (res *Result) aggregate() {
+	var samples [6][]float64
+	add := func(a acc) {
+		v := [6]float64{}
+		v[0], v[1], v[2], v[3], v[4], v[5] = a.means()
+		for i := range v {
+			samples[i] = append(samples[i], v[i])
+		}
+	}
+	if len(res.Reps) > 1 {
+		for _, r := range res.Reps {
+			var tot acc
+			for _, b := range r.batch {
+				tot.add(b)
+			}
+			add(tot)
+		}
+	} else {
+		for _, b := range res.Reps[0].batch {
+			add(b)
+		}
+	}
+	est := []*Estimate{&res.Sojourn, &res.Slowdown, &res.Wait, &res.WaitProb, &res.Blocking, &res.RandomFraction}
+	for i, p := range est {
+		*p = estimate(samples[i])
+	}
+	var boards, corrs []float64
+	for _, r := range res.Reps {
+		if r.Refreshes > 0 {
+			boards = append(boards, r.BoardMean)
+		}
+		if r.Correlations > 0 {
+			corrs = append(corrs, r.Correlation)
+		}
+	}
+	if len(boards) > 0 {
+		b := estimate(boards)
+		res.BoardMean = &b
+	}
+	if len(corrs) > 0 {
+		c := estimate(corrs)
+		res.Correlation = &c
+	}
+}
+
+// estimate is the mean of independent samples and the half-width of its
+// Student-t 95% interval.
+func estimate(x []float64) Estimate {
+	n := len(x)
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(n)
+	if n < 2 {
+		return Estimate{Mean: m, Samples: n}
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	return Estimate{Mean: m, CI95: t * sd / math.Sqrt(float64(n)), Samples: n}
+}
