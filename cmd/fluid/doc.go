@@ -28,11 +28,17 @@ Commands:
 	      Exact finite-N blocking of JIQ (basic or with token allotment β)
 	      from its closed Jackson network, for a list of N, beside the
 	      N → ∞ limit.
+	sim   The embedded finite-N discrete-event simulator (package
+	      validate/sim): every system of the three seeds (FCFS or PS
+	      servers; exponential, deterministic, H2, Pareto sizes; random,
+	      round robin, best of d, least loaded, least work, stale-board
+	      policies, board + tally, JIQ), with 95% intervals over
+	      replications; deterministic for a given --seed.
 
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport
 (fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
---trajectory) and jacksonReport (fluid jackson) in this package; fields that
+--trajectory) and jacksonReport (fluid jackson) and simReport (fluid sim) in this package; fields that
 do not apply to a scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 

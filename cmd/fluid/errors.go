@@ -56,6 +56,16 @@ var paramFlags = map[string]string{
 	"start":    "--start",
 	"floor":    "--floor",
 	"tally":    "--tally",
+	// fluid sim
+	"dispatchers":     "--dispatchers",
+	"discipline":      "--discipline",
+	"sizes":           "--sizes",
+	"policy":          "--policy",
+	"jobs":            "--jobs",
+	"warmup":          "--warmup",
+	"reps":            "--reps",
+	"workers":         "--workers",
+	"correlation-age": "--correlation-age",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage
