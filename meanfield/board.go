@@ -338,3 +338,12 @@ func (t Tally) ModelDispatchers(k int) int {
 	}
 	return 1
 }
+
+// entry is v[i], or 0 past the end of v (distributions of different
+// supports compared entry by entry).
+func entry(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}

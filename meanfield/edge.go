@@ -273,14 +273,7 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 	dist := func(a, b []float64) float64 {
 		var s float64
 		for i := range max(len(a), len(b)) {
-			var x, y float64
-			if i < len(a) {
-				x = a[i]
-			}
-			if i < len(b) {
-				y = b[i]
-			}
-			s += math.Abs(x - y)
+			s += math.Abs(entry(a, i) - entry(b, i))
 		}
 		return s
 	}

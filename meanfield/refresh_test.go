@@ -84,13 +84,7 @@ func TestPassAgainstODE(t *testing.T) {
 		// Both routes are exact; the ODE route runs at rtol 1e-13, so the
 		// two agree to about 1e-12.
 		for q := 0; q < max(len(got), len(want)); q++ {
-			var g, w float64
-			if q < len(got) {
-				g = got[q]
-			}
-			if q < len(want) {
-				w = want[q]
-			}
+			g, w := entry(got, q), entry(want, q)
 			if math.Abs(g-w) > 1e-12 {
 				t.Errorf("k=%d L=%v τ=%v: P(q=%d) = %.15g, ODE %.15g", c.k, c.L, c.tau, q, g, w)
 			}
@@ -171,13 +165,7 @@ func TestPassSplitMatchesRecursion(t *testing.T) {
 		a, ia, la := m.pass(x, c.L, c.tau)
 		b, ib, lb := m.passRecursion(x, c.L, c.tau)
 		for q := range max(len(a), len(b)) {
-			var u, v float64
-			if q < len(a) {
-				u = a[q]
-			}
-			if q < len(b) {
-				v = b[q]
-			}
+			u, v := entry(a, q), entry(b, q)
 			if math.Abs(u-v) > 1e-15 {
 				t.Fatalf("k=%d L=%v τ=%v: P(q=%d) split %.17g, recursion %.17g", c.k, c.L, c.tau, q, u, v)
 			}

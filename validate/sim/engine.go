@@ -529,39 +529,42 @@ func (e *engine) draw() {
 // best returns the sampled server of least value, ties uniformly at random.
 func (e *engine) best(val func(int) int32) int {
 	s := e.sample
-	b, bv, ties := s[0], val(s[0]), 1
+	m := minPicker[int32]{best: s[0], val: val(s[0]), ties: 1}
 	for _, i := range s[1:] {
-		v := val(i)
-		switch {
-		case v < bv:
-			b, bv, ties = i, v, 1
-		case v == bv:
-			ties++
-			if e.r.intn(ties) == 0 {
-				b = i
-			}
+		m.offer(e.r, i, val(i))
+	}
+	return m.best
+}
+
+// minPicker keeps a running minimum with ties broken uniformly at random
+// (reservoir sampling: the j-th equal value replaces the pick with
+// probability 1/j).
+type minPicker[V int32 | float64] struct {
+	best int
+	val  V
+	ties int
+}
+
+func (m *minPicker[V]) offer(r *rng, i int, v V) {
+	switch {
+	case m.ties == 0 || v < m.val:
+		m.best, m.val, m.ties = i, v, 1
+	case v == m.val:
+		m.ties++
+		if r.intn(m.ties) == 0 {
+			m.best = i
 		}
 	}
-	return b
 }
 
 // leastWork returns the server with the least remaining work, ties (idle
 // servers) uniformly at random.
 func (e *engine) leastWork() int {
-	b, bw, ties := 0, math.Inf(1), 0
+	var m minPicker[float64]
 	for i, u := range e.busyUntil {
-		w := math.Max(u-e.now, 0)
-		switch {
-		case w < bw:
-			b, bw, ties = i, w, 1
-		case w == bw:
-			ties++
-			if e.r.intn(ties) == 0 {
-				b = i
-			}
-		}
+		m.offer(e.r, i, math.Max(u-e.now, 0))
 	}
-	return b
+	return m.best
 }
 
 // refresh copies the queue lengths to the board and resets the tallies.
@@ -615,6 +618,11 @@ func (e *engine) giveToken(i int) {
 	if len(e.cumBeta) > 1 {
 		d = pick(e.cumBeta, e.r.float64())
 	}
+	e.placeToken(i, d)
+}
+
+// placeToken puts server i's token at dispatcher d.
+func (e *engine) placeToken(i, d int) {
 	e.tokAt[i] = int32(d)
 	e.tokIdx[i] = int32(len(e.tokens[d]))
 	e.tokens[d] = append(e.tokens[d], int32(i))
@@ -655,7 +663,5 @@ func (e *engine) exchange() {
 		return
 	}
 	e.removeToken(i)
-	e.tokAt[i] = int32(d)
-	e.tokIdx[i] = int32(len(e.tokens[d]))
-	e.tokens[d] = append(e.tokens[d], int32(i))
+	e.placeToken(i, d)
 }
