@@ -397,6 +397,11 @@ type Config struct {
 	CorrelationAge float64
 	// Series keeps each replication's board mean at every refresh.
 	Series bool
+	// SampleTimes, increasing and ≥ 0, are times at which the state is
+	// recorded (fraction of busy servers, occupancy, JIQ tokens): a
+	// replication runs at least until the last of them. For trajectories
+	// against the fluid limit.
+	SampleTimes []float64
 	// Progress, if not nil, is told of simulated arrivals in chunks of
 	// 65,536, from the replications' goroutines at once (it must be safe
 	// for concurrent use). The simulator does no I/O of its own.
@@ -522,6 +527,11 @@ func (c Config) normalized() (Config, error) {
 	}
 	if c.Workers < 0 {
 		return c, param.Errorf("workers", "%d workers, want ≥ 0", c.Workers)
+	}
+	for i, t := range c.SampleTimes {
+		if !param.Finite(t) || t < 0 || (i > 0 && t <= c.SampleTimes[i-1]) {
+			return c, param.Errorf("sample-times", "sample times must be finite, ≥ 0 and increasing (entry %d is %v)", i+1, t)
+		}
 	}
 	if !param.Finite(c.CorrelationAge) || c.CorrelationAge < 0 {
 		return c, param.Errorf("correlation-age", "A = %v, want a finite age ≥ 0", c.CorrelationAge)

@@ -76,6 +76,8 @@ type engine struct {
 	boards     []float64 // board mean at every refresh (t = 0 included)
 	boardTimes []float64
 	snap       []int32
+	samples    []Sample
+	nextSample float64
 	corrSum    float64
 	corrN      int
 	progress   func(int64)
@@ -88,7 +90,7 @@ func newEngine(c Config, rep int) *engine {
 		invRate: 1 / (c.Load * float64(n)),
 		srv:     make([]server, n), cnt: make([]int32, n), cal: newCalendar(n),
 		w: int64(c.Warmup), m: int64(c.Jobs), warmTime: math.Inf(1),
-		nextRefresh: math.Inf(1), nextExch: math.Inf(1), nextSnap: math.Inf(1),
+		nextRefresh: math.Inf(1), nextExch: math.Inf(1), nextSnap: math.Inf(1), nextSample: math.Inf(1),
 		progress: c.Progress,
 	}
 	for i := range e.srv {
@@ -224,14 +226,19 @@ func (e *engine) run() {
 		e.nextRefresh = c.Period
 	}
 	e.nextArr = e.r.exp() * e.invRate
+	if len(c.SampleTimes) > 0 {
+		e.samples = make([]Sample, 0, len(c.SampleTimes))
+		e.nextSample = c.SampleTimes[0]
+	}
 	const (
 		evArr = iota
 		evDep
 		evRefresh
 		evExch
 		evSnap
+		evSample
 	)
-	for e.done < e.m {
+	for e.done < e.m || len(e.samples) < len(c.SampleTimes) {
 		t, kind := e.nextArr, evArr
 		srv, ts, busy := e.cal.min()
 		if busy && ts < t {
@@ -245,6 +252,9 @@ func (e *engine) run() {
 		}
 		if e.nextSnap < t {
 			t, kind = e.nextSnap, evSnap
+		}
+		if e.nextSample < t {
+			t, kind = e.nextSample, evSample
 		}
 		e.now = t
 		e.events++
@@ -262,6 +272,14 @@ func (e *engine) run() {
 		case evSnap:
 			e.snapshot()
 			e.nextSnap = t + c.CorrelationAge
+		case evSample:
+			e.events--
+			e.record()
+			if n := len(e.samples); n < len(c.SampleTimes) {
+				e.nextSample = c.SampleTimes[n]
+			} else {
+				e.nextSample = math.Inf(1)
+			}
 		}
 	}
 }
@@ -582,6 +600,40 @@ func (e *engine) refresh() {
 	for _, t := range e.tally {
 		clear(t)
 	}
+}
+
+// OccupancyLevels is the number of queue lengths 0..OccupancyLevels−1
+// whose fractions a Sample records.
+const OccupancyLevels = 8
+
+// Sample is the state at one of Config.SampleTimes.
+type Sample struct {
+	T float64
+	// Busy is the fraction of servers with at least one job.
+	Busy float64
+	// Occupancy[i] is the fraction of servers with exactly i jobs.
+	Occupancy [OccupancyLevels]float64
+	// Tokens[r] is the number of tokens at dispatcher r divided by N (JIQ).
+	Tokens []float64
+}
+
+// record appends the state now to the samples (allocates: sampling is not
+// per event).
+func (e *engine) record() {
+	s := Sample{T: e.now}
+	inv := 1 / float64(e.n)
+	for _, q := range e.cnt {
+		if q > 0 {
+			s.Busy += inv
+		}
+		if q < OccupancyLevels {
+			s.Occupancy[q] += inv
+		}
+	}
+	for _, t := range e.tokens {
+		s.Tokens = append(s.Tokens, float64(len(t))*inv)
+	}
+	e.samples = append(e.samples, s)
 }
 
 // snapshot records the correlation between the queue lengths now and at

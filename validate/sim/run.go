@@ -46,10 +46,12 @@ type Rep struct {
 	// lengths CorrelationAge apart (Correlations pairs).
 	Correlation  float64
 	Correlations int
-	Jobs         int64   // measured jobs
-	Events       int64   // events simulated
-	Time         float64 // simulated time
-	batch        [batches]acc
+	// Samples are the states at Config.SampleTimes.
+	Samples []Sample
+	Jobs    int64   // measured jobs
+	Events  int64   // events simulated
+	Time    float64 // simulated time
+	batch   [batches]acc
 }
 
 // Result of Run.
@@ -62,7 +64,10 @@ type Result struct {
 	BoardMean, Correlation *Estimate
 	// Tipped counts the replications that tipped (seed 000 runs).
 	Tipped int
-	Reps   []Rep
+	// Trajectory holds, for each of Config.SampleTimes, the mean state over
+	// the replications with its interval.
+	Trajectory []TrajectoryPoint
+	Reps       []Rep
 	// Jobs measured and events simulated in all replications; Seconds of
 	// wall time.
 	Jobs, Events    int64
@@ -114,6 +119,7 @@ func Run(c Config) (*Result, error) {
 		res.EventsPerSecond = float64(res.Events) / res.Seconds
 	}
 	res.aggregate()
+	res.trajectory()
 	return res, nil
 }
 
@@ -149,7 +155,38 @@ func runRep(c Config, rep int) Rep {
 	if e.corrN > 0 {
 		r.Correlation, r.Correlations = e.corrSum/float64(e.corrN), e.corrN
 	}
+	r.Samples = e.samples
 	return r
+}
+
+// TrajectoryPoint is the replication mean of the state at one sample time.
+type TrajectoryPoint struct {
+	T         float64
+	Busy      Estimate
+	Occupancy [OccupancyLevels]Estimate
+	Tokens    []Estimate
+}
+
+func (res *Result) trajectory() {
+	c := res.Config
+	for j, t := range c.SampleTimes {
+		p := TrajectoryPoint{T: t}
+		x := make([]float64, len(res.Reps))
+		each := func(f func(s *Sample) float64) Estimate {
+			for i := range res.Reps {
+				x[i] = f(&res.Reps[i].Samples[j])
+			}
+			return estimate(x)
+		}
+		p.Busy = each(func(s *Sample) float64 { return s.Busy })
+		for i := range OccupancyLevels {
+			p.Occupancy[i] = each(func(s *Sample) float64 { return s.Occupancy[i] })
+		}
+		for r := range res.Reps[0].Samples[j].Tokens {
+			p.Tokens = append(p.Tokens, each(func(s *Sample) float64 { return s.Tokens[r] }))
+		}
+		res.Trajectory = append(res.Trajectory, p)
+	}
 }
 
 func (a *acc) add(b acc) {

@@ -524,3 +524,26 @@ func TestNoAllocationPerEvent(t *testing.T) {
 		}
 	}
 }
+
+// SampleTimes: with one dispatcher and λ = 0.5, blocking JIQ from the
+// empty system is (almost never blocking) an M/M/∞ system: the busy
+// fraction is λ(1 − e^{−t}); allowance 2/N for the finite-N bias.
+func TestSampleTimes(t *testing.T) {
+	times := []float64{0, 1, 3}
+	r := mustRun(t, Config{Servers: 1000, Load: 0.5, Policy: Policy{Kind: JIQBlocking}, Jobs: 1, Warmup: -1, Reps: 16, SampleTimes: times, Seed: 4})
+	if len(r.Trajectory) != len(times) {
+		t.Fatalf("%d trajectory points", len(r.Trajectory))
+	}
+	for i, p := range r.Trajectory {
+		want := 0.5 * (1 - math.Exp(-times[i]))
+		if p.T != times[i] || !agrees(p.Busy, want, 2.0/1000) || math.Abs(p.Busy.Mean+p.Tokens[0].Mean-1) > 1e-12 {
+			t.Errorf("t=%v: busy %+v (want %.4f), tokens %+v", p.T, p.Busy, want, p.Tokens[0])
+		}
+		if math.Abs(p.Occupancy[0].Mean+p.Occupancy[1].Mean-1) > 1e-12 {
+			t.Errorf("t=%v: blocking JIQ servers hold more than one job: %+v", p.T, p.Occupancy)
+		}
+	}
+	if _, err := Run(Config{Servers: 10, Load: 0.5, SampleTimes: []float64{2, 1}}); err == nil {
+		t.Error("decreasing sample times accepted")
+	}
+}
