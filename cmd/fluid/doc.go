@@ -34,11 +34,16 @@ Commands:
 	      round robin, best of d, least loaded, least work, stale-board
 	      policies, board + tally, JIQ), with 95% intervals over
 	      replications; deterministic for a given --seed.
+	validate
+	      Every theoretical result against the simulator (package
+	      validate): a table of theory, simulation ± 95% interval, N,
+	      allowance and verdict; exit status 1 if a check fails. --quick
+	      is the part run in CI.
 
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport
 (fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
---trajectory) and jacksonReport (fluid jackson) and simReport (fluid sim) in this package; fields that
+--trajectory) and jacksonReport (fluid jackson) simReport (fluid sim) and validate.Report (fluid validate) in this package; fields that
 do not apply to a scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 

@@ -1,0 +1,19 @@
+// Package validate checks every theoretical result of fluid against the
+// finite-N simulator of validate/sim.
+//
+// The catalogue pairs each prediction — a fluid limit or fixed point
+// (meanfield), an exact finite-N product form (jackson), a closed form, the
+// refresh-period map and its edge — with simulation at one or more N. A
+// check passes when the simulated 99.9% confidence interval, widened by a
+// stated finite-N allowance, contains the theory value (see Verdict).
+// Allowances are stated per case: zero where the theory is exact at finite
+// N (the product form, M/G/1-PS), an O(1/N) term where it is a limit
+// (twice the equal-load rate (R − 1)/(|1 − λ|N) for JIQ, 2/N for
+// trajectories of fractions), and the seed's own model-versus-simulation
+// spread for the stale board (2–3%). Tipping is judged per replication
+// (validate/sim's documented criterion): all must tip, or none.
+//
+// Run executes the catalogue (Settings.Quick: the quick part, with fewer
+// jobs); Settings.Break deliberately breaks chosen theory values so that a
+// test can show each case is able to fail.
+package validate

@@ -1,0 +1,192 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/fluidlb/fluid/validate/sim"
+)
+
+// Check is one theory value against one simulated estimate.
+type Check struct {
+	Case     string `json:"case"`
+	Source   string `json:"source"`   // the seed, SPEC section or closed form
+	Quantity string `json:"quantity"` // what is compared
+	N        int    `json:"servers"`
+	// Theory is the prediction (after Settings.Break, if it applies).
+	Theory float64 `json:"theory"`
+	// Allow is the stated finite-N allowance added to the interval.
+	Allow float64 `json:"allow"`
+	// Sim is the simulated mean with its 95% half-width.
+	Sim sim.Estimate `json:"sim"`
+	// Half is the half-width of the verdict's interval: the 99.9% Student t
+	// interval of Sim (see Verdict).
+	Half    float64 `json:"half_width_999"`
+	Pass    bool    `json:"pass"`
+	Seconds float64 `json:"seconds"` // the case's wall time
+	// brokenPass is the verdict the same simulation gets against a broken
+	// theory value (see Settings.Break): tests require it to be false.
+	brokenPass bool
+}
+
+// Verdict applies the rule every check uses: the simulated 99.9%
+// confidence interval, widened by the stated allowance, must contain the
+// theory value:
+//
+//	|sim − theory| ≤ t_{0.9995, n−1}·s/√n + allow.
+//
+// 99.9% rather than 95%: a catalogue of some forty checks judged at 95%
+// would flag a correct simulator in most runs; at 99.9% the chance that any
+// of forty correct checks fails is about 4%. A check with a single sample
+// (no interval: tipped-or-not counts) must match within the allowance.
+func Verdict(e sim.Estimate, theory, allow float64) (half float64, pass bool) {
+	if e.Samples >= 2 && e.CI95 > 0 {
+		nu := float64(e.Samples - 1)
+		t975 := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(0.975)
+		t9995 := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(0.9995)
+		half = e.CI95 * t9995 / t975
+	}
+	if math.IsNaN(theory) || math.IsNaN(e.Mean) {
+		return half, false
+	}
+	return half, math.Abs(e.Mean-theory) <= half+allow+1e-12*math.Abs(theory)
+}
+
+// Case is an entry of the catalogue: a theoretical prediction paired with
+// simulation.
+type Case struct {
+	Name   string
+	Source string
+	// Quick cases form the --quick catalogue (run by go test and CI).
+	Quick bool
+	run   func(c *env) ([]Check, error)
+}
+
+// Settings control Run. The zero value runs the full catalogue.
+type Settings struct {
+	// Quick runs only the quick cases, with fewer simulated jobs.
+	Quick bool
+	// Filter, if not nil, keeps the cases whose name matches.
+	Filter *regexp.Regexp
+	// Seed is the base seed of every simulation (default 1).
+	Seed uint64
+	// Break, if not nil, is a test hook: the theory values of the cases for
+	// which it returns true are deliberately broken (multiplied by 1.25
+	// and raised by 0.05; a tipped-or-not expectation is flipped), so
+	// that a test can show those cases then fail.
+	Break func(caseName string) bool
+	// Progress, if not nil, is called after each case.
+	Progress func(done, total int, c Case)
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Checks  []Check `json:"checks"`
+	Cases   int     `json:"cases"`
+	Failed  int     `json:"failed"` // failed checks
+	Seconds float64 `json:"seconds"`
+	Quick   bool    `json:"quick"`
+}
+
+// env is what a case's run sees.
+type env struct {
+	quick bool
+	seed  uint64
+	cs    Case
+	// broken: theory values are to be broken.
+	broken bool
+}
+
+// scale returns full in a full run and quick in a quick one.
+func (e *env) scale(full, quick int) int {
+	if e.quick {
+		return quick
+	}
+	return full
+}
+
+// check builds a check and applies the verdict.
+func (e *env) check(quantity string, n int, theory, allow float64, est sim.Estimate) Check {
+	if e.broken {
+		theory = breakValue(theory)
+	}
+	half, pass := Verdict(est, theory, allow)
+	_, brokenPass := Verdict(est, breakValue(theory), allow)
+	return Check{Case: e.cs.Name, Source: e.cs.Source, Quantity: quantity, N: n, Theory: theory, Allow: allow, Sim: est, Half: half, Pass: pass, brokenPass: brokenPass}
+}
+
+// tipCheck compares the fraction of replications that tipped with an
+// expectation of all (1) or none (0).
+func (e *env) tipCheck(quantity string, n int, want float64, res *sim.Result) Check {
+	if e.broken {
+		want = 1 - want
+	}
+	frac := float64(res.Tipped) / float64(len(res.Reps))
+	return Check{Case: e.cs.Name, Source: e.cs.Source, Quantity: quantity, N: n, Theory: want,
+		Sim: sim.Estimate{Mean: frac, Samples: 1}, Pass: frac == want, brokenPass: frac == 1-want}
+}
+
+func breakValue(x float64) float64 { return 1.25*x + 0.05 }
+
+// sim runs a simulation with the case's seed offset.
+func (e *env) sim(c sim.Config, offset uint64) (*sim.Result, error) {
+	c.Seed = e.seed*1_000_003 + offset
+	return sim.Run(c)
+}
+
+// Catalogue returns every case, in order.
+func Catalogue() []Case { return catalogue() }
+
+// Run runs the catalogue (or its quick part), case by case; the checks
+// come back in catalogue order. A case that cannot run (a solver error)
+// is an error, not a failed check.
+func Run(s *Settings) (*Report, error) {
+	set := Settings{}
+	if s != nil {
+		set = *s
+	}
+	if set.Seed == 0 {
+		set.Seed = 1
+	}
+	var cases []Case
+	for _, c := range catalogue() {
+		if set.Quick && !c.Quick {
+			continue
+		}
+		if set.Filter != nil && !set.Filter.MatchString(c.Name) {
+			continue
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		return nil, errors.New("validate: no case matches the filter")
+	}
+	start := time.Now()
+	rep := &Report{Cases: len(cases), Quick: set.Quick}
+	for i, c := range cases {
+		t0 := time.Now()
+		ev := &env{quick: set.Quick, seed: set.Seed, cs: c, broken: set.Break != nil && set.Break(c.Name)}
+		checks, err := c.run(ev)
+		if err != nil {
+			return nil, fmt.Errorf("validate: case %s: %w", c.Name, err)
+		}
+		sec := time.Since(t0).Seconds()
+		for _, ch := range checks {
+			ch.Seconds = sec
+			if !ch.Pass {
+				rep.Failed++
+			}
+			rep.Checks = append(rep.Checks, ch)
+		}
+		if set.Progress != nil {
+			set.Progress(i+1, len(cases), c)
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}

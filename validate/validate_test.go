@@ -1,0 +1,82 @@
+package validate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fluidlb/fluid/validate/sim"
+)
+
+// The quick catalogue: every check passes, and every check would fail
+// against a broken theory value (1.25·x + 0.05, or the opposite tipping
+// outcome) judged on the same simulation.
+func TestQuickCatalogue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the quick catalogue simulates for about two minutes")
+	}
+	rep, err := Run(&Settings{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range rep.Checks {
+		fmt.Fprintf(&b, "%-18s %-45s N=%-5d theory %10.5g sim %10.5g ± %-9.3g allow %-8.3g %v\n",
+			c.Case, c.Quantity, c.N, c.Theory, c.Sim.Mean, c.Sim.CI95, c.Allow, c.Pass)
+		if !c.Pass {
+			t.Errorf("%s: %s: theory %v, simulation %+v (allowance %v)", c.Case, c.Quantity, c.Theory, c.Sim, c.Allow)
+		}
+		if c.brokenPass {
+			t.Errorf("%s: %s: would pass with a broken theory value", c.Case, c.Quantity)
+		}
+	}
+	t.Logf("%d checks in %.1f s\n%s", len(rep.Checks), rep.Seconds, b.String())
+	seen := map[string]bool{}
+	for _, c := range rep.Checks {
+		seen[c.Case] = true
+	}
+	for _, c := range Catalogue() {
+		if c.Quick && !seen[c.Name] {
+			t.Errorf("quick case %s produced no check", c.Name)
+		}
+	}
+}
+
+// The Break hook end to end: the exact product-form case passes, and fails
+// once its theory values are broken.
+func TestBreakHook(t *testing.T) {
+	f := regexp.MustCompile("^jiq-product-form$")
+	ok, err := Run(&Settings{Quick: true, Filter: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := Run(&Settings{Quick: true, Filter: f, Break: func(string) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok.Failed != 0 || bad.Failed != len(bad.Checks) || len(bad.Checks) == 0 {
+		t.Errorf("intact: %d of %d failed; broken: %d of %d failed", ok.Failed, len(ok.Checks), bad.Failed, len(bad.Checks))
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	// 8 samples, 95% half-width 1: the 99.9% half-width is 1·t(0.9995, 7)/t(0.975, 7) = 5.408/2.365.
+	e := sim.Estimate{Mean: 10, CI95: 1, Samples: 8}
+	half, pass := Verdict(e, 12, 0)
+	if d := half - 5.4079/2.3646; d > 1e-3 || d < -1e-3 || !pass {
+		t.Errorf("half-width %v, pass %v", half, pass)
+	}
+	if _, pass := Verdict(e, 12.3, 0); pass {
+		t.Error("theory outside the interval passed")
+	}
+	if _, pass := Verdict(e, 12.3, 0.1); !pass {
+		t.Error("the allowance was not added")
+	}
+	if _, pass := Verdict(sim.Estimate{Mean: 1, Samples: 1}, 1, 0); !pass {
+		t.Error("a single exact sample did not pass")
+	}
+	if _, err := Run(&Settings{Filter: regexp.MustCompile("nothing-matches")}); err == nil {
+		t.Error("an empty selection ran")
+	}
+}
