@@ -39,6 +39,9 @@ Commands:
 	      validate): a table of theory, simulation ± 95% interval, N,
 	      allowance and verdict; exit status 1 if a check fails. --quick
 	      is the part run in CI.
+	plot  Draw a figure (package plots) to PNG, SVG or PDF: edge,
+	      bistability, jiq-blocking, jiq-trajectory, exchange, sizes, or
+	      all into a directory; --data caches the computed data as JSON.
 
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport

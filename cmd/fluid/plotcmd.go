@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fluidlb/fluid/plots"
+)
+
+type plotOptions struct {
+	out    string
+	format string
+	quick  bool
+	data   string
+	seed   uint64
+}
+
+func newPlot() *cobra.Command {
+	o := &plotOptions{}
+	cmd := &cobra.Command{
+		Use:   "plot NAME|all",
+		Short: "Draw a figure (phase diagrams, theory against simulation)",
+		Long: `plot computes a figure's data with the solvers and the simulator and draws it
+with gonum/plot; the format follows the file name (.png, .svg or .pdf).
+
+Figures:
+` + figureList() + `
+"plot all -o DIR" renders every figure into DIR (as --format, default png).
+--data DIR caches each figure's data as JSON, so later renders skip the
+computation; --quick computes coarser data (fewer points, shorter simulations).`,
+		Example: `  fluid plot edge -o edge.png
+  fluid plot jiq-blocking -o blocking.svg --quick
+  fluid plot all -o docs --data docs/data`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &usageError{err: fmt.Errorf("give one figure name or all (one of %s)", strings.Join(plots.Names(), ", ")), cmd: cmd.CommandPath()}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlot(cmd.OutOrStdout(), args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.out, "output", "o", "", "output file (NAME) or directory (all)")
+	f.StringVar(&o.format, "format", "png", "format for plot all: png, svg or pdf")
+	f.BoolVar(&o.quick, "quick", false, "coarser, faster data")
+	f.StringVar(&o.data, "data", "", "directory caching each figure's data as JSON")
+	f.Uint64Var(&o.seed, "seed", 1, "base random seed of the simulations")
+	return cmd
+}
+
+func figureList() string {
+	var b strings.Builder
+	for _, n := range plots.Names() {
+		fmt.Fprintf(&b, "  %-15s %s\n", n, plots.Title(n))
+	}
+	return b.String()
+}
+
+func runPlot(w io.Writer, name string, o *plotOptions) error {
+	if o.out == "" {
+		return usagef("invalid -o: give an output file (or a directory for all)")
+	}
+	s := &plots.Settings{Quick: o.quick, Seed: o.seed, DataDir: o.data}
+	var names []string
+	var paths []string
+	if name == "all" {
+		if !slices.Contains([]string{"png", "svg", "pdf"}, o.format) {
+			return usagef("invalid --format: %q, want png, svg or pdf", o.format)
+		}
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+		for _, n := range plots.Names() {
+			names = append(names, n)
+			paths = append(paths, filepath.Join(o.out, n+"."+o.format))
+		}
+	} else {
+		if plots.Title(name) == "" {
+			return usagef("unknown figure %q (want one of %s, or all)", name, strings.Join(plots.Names(), ", "))
+		}
+		ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(o.out), "."))
+		if !slices.Contains([]string{"png", "svg", "pdf"}, ext) {
+			return usagef("invalid -o: %q must end in .png, .svg or .pdf", o.out)
+		}
+		names, paths = []string{name}, []string{o.out}
+	}
+	for i, n := range names {
+		t0 := time.Now()
+		fig, err := plots.Make(n, s)
+		if err != nil {
+			return err
+		}
+		if err := fig.Save(paths[i]); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-15s %s (%.1f s)\n", n, paths[i], time.Since(t0).Seconds())
+	}
+	return nil
+}

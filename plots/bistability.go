@@ -1,0 +1,178 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/validate/sim"
+)
+
+// BistabilityPoint is the mean time in system at one refresh period from
+// the balanced (empty) and the half-loaded (B = 0.1·T) start.
+type BistabilityPoint struct {
+	Period   float64 `json:"period"`
+	Balanced float64 `json:"balanced"`
+	Herd     float64 `json:"half_loaded"`
+	// CI95 half-widths (simulation only; zero for the map).
+	BalancedCI float64 `json:"balanced_ci95"`
+	HerdCI     float64 `json:"half_loaded_ci95"`
+}
+
+// BistabilityData is the data of the bistability figure (k = 5, λ = 0.9).
+type BistabilityData struct {
+	K    int                `json:"k"`
+	Load float64            `json:"load"`
+	N    int                `json:"servers"` // of the simulation
+	Map  []BistabilityPoint `json:"map"`
+	Sim  []BistabilityPoint `json:"sim"`
+}
+
+// NewBistabilityData checks the data (finite, positive periods and times).
+func NewBistabilityData(k int, load float64, n int, mp, sm []BistabilityPoint) (*BistabilityData, error) {
+	for _, set := range [][]BistabilityPoint{mp, sm} {
+		for _, p := range set {
+			if err := finite("bistability", p.Period, p.Balanced, p.Herd, p.BalancedCI, p.HerdCI); err != nil {
+				return nil, err
+			}
+			if p.Period <= 0 || p.Balanced <= 0 || p.Herd <= 0 {
+				return nil, fmt.Errorf("plots: bistability: non-positive value at T = %v (log axes)", p.Period)
+			}
+		}
+	}
+	if len(mp) == 0 {
+		return nil, fmt.Errorf("plots: bistability: no map points")
+	}
+	return &BistabilityData{K: k, Load: load, N: n, Map: mp, Sim: sm}, nil
+}
+
+// ComputeBistabilityData iterates the refresh-period map to its attractor
+// from both starts on a log grid of T (the mean over the cycle, or over the
+// last 100 periods when it does not settle), and simulates N = 100 servers
+// at a few T.
+func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
+	const k, load, n = 5, 0.9, 100
+	periods := logGrid(50, 3000, 16)
+	simT := []float64{150, 300, 600, 1100, 2000, 3000}
+	simPeriods := 16
+	if quick {
+		periods = logGrid(50, 3000, 7)
+		simT = []float64{300, 1100, 3000}
+		simPeriods = 8
+	}
+	mp := make([]BistabilityPoint, len(periods))
+	errs := make([]error, len(periods))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, T := range periods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			mp[i], errs[i] = mapBistability(k, load, T)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	var sm []BistabilityPoint
+	for i, T := range simT {
+		per := int(load * n * T)
+		pt := BistabilityPoint{Period: T}
+		for j, st := range []sim.Start{{}, {Kind: sim.Half, Jobs: int(0.1 * T)}} {
+			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
+				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: 4, Seed: seed + uint64(2*i+j)})
+			if err != nil {
+				return nil, err
+			}
+			if j == 0 {
+				pt.Balanced, pt.BalancedCI = res.Sojourn.Mean, res.Sojourn.CI95
+			} else {
+				pt.Herd, pt.HerdCI = res.Sojourn.Mean, res.Sojourn.CI95
+			}
+		}
+		sm = append(sm, pt)
+	}
+	return NewBistabilityData(k, load, n, mp, sm)
+}
+
+func mapBistability(k int, load, T float64) (BistabilityPoint, error) {
+	m, err := meanfield.NewRefreshMap(k, load, T)
+	if err != nil {
+		return BistabilityPoint{}, err
+	}
+	bal, err := m.Attractor([]float64{1}, 1e-9, 400)
+	if err != nil {
+		return BistabilityPoint{}, err
+	}
+	half, err := meanfield.BoardStart{Kind: "half", Backlog: int(0.1 * T)}.Board()
+	if err != nil {
+		return BistabilityPoint{}, err
+	}
+	herd, err := m.Attractor(half, 1e-9, 400)
+	if err != nil {
+		return BistabilityPoint{}, err
+	}
+	return BistabilityPoint{Period: T, Balanced: bal.Sojourn, Herd: herd.Sojourn}, nil
+}
+
+// logGrid returns n points from a to b, equally spaced in log.
+func logGrid(a, b float64, n int) []float64 {
+	g := make([]float64, n)
+	for i := range g {
+		g[i] = a * math.Pow(b/a, float64(i)/float64(n-1))
+	}
+	return g
+}
+
+// BistabilityFigure draws the mean time in system against T on log axes:
+// map curves and simulated points (95% intervals) from both starts.
+func BistabilityFigure(d *BistabilityData) (*Figure, error) {
+	p := newPlot(fmt.Sprintf("Bistability: k = %d dispatchers, λ = %g", d.K, d.Load),
+		"refresh period T (service times)", "mean time in system (service times)")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	var ts, bal, herd []float64
+	for _, pt := range d.Map {
+		ts, bal, herd = append(ts, pt.Period), append(bal, pt.Balanced), append(herd, pt.Herd)
+	}
+	if _, err := addLine(p, "map, balanced start", 1, ts, bal); err != nil {
+		return nil, err
+	}
+	if _, err := addLine(p, "map, half-loaded start (B = 0.1·T)", 2, ts, herd); err != nil {
+		return nil, err
+	}
+	var st, sb, sbc, sh, shc []float64
+	for _, pt := range d.Sim {
+		st = append(st, pt.Period)
+		sb, sbc = append(sb, pt.Balanced), append(sbc, pt.BalancedCI)
+		sh, shc = append(sh, pt.Herd), append(shc, pt.HerdCI)
+	}
+	if len(st) > 0 {
+		if _, err := addPoints(p, fmt.Sprintf("simulation N = %d, balanced", d.N), 1, st, sb, sbc); err != nil {
+			return nil, err
+		}
+		if _, err := addPoints(p, fmt.Sprintf("simulation N = %d, half-loaded", d.N), 2, st, sh, shc); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := addLine(p, "0.40·T", 0, []float64{ts[0], ts[len(ts)-1]}, []float64{0.4 * ts[0], 0.4 * ts[len(ts)-1]}); err != nil {
+		return nil, err
+	}
+	top := 0.0
+	for _, pt := range d.Map {
+		top = max(top, pt.Herd, pt.Balanced)
+	}
+	p.Y.Max = 4 * top // room on the log axis for the legend
+	p.Legend.Left = true
+	return single("bistability", p, 20*vg.Centimeter, 14*vg.Centimeter), nil
+}

@@ -1,0 +1,250 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fluidlb/fluid/jackson"
+	"github.com/fluidlb/fluid/meanfield"
+)
+
+// renders checks that a figure has a title and axis labels on its first
+// panel, renders to PNG and SVG, and that the SVG shows the legend (or
+// colour bar) texts legend.
+func renders(t *testing.T, f *Figure, legend ...string) {
+	t.Helper()
+	p := f.Plots[0]
+	if p.Title.Text == "" || p.X.Label.Text == "" || p.Y.Label.Text == "" {
+		t.Errorf("%s: title %q, axes %q / %q", f.Name, p.Title.Text, p.X.Label.Text, p.Y.Label.Text)
+	}
+	if len(legend) == 0 {
+		t.Fatalf("%s: the test names no legend entry", f.Name)
+	}
+	for _, format := range []string{"png", "svg"} {
+		var b bytes.Buffer
+		if err := f.WriteTo(&b, format); err != nil {
+			t.Fatalf("%s: %s: %v", f.Name, format, err)
+		}
+		magic := map[string]string{"png": "\x89PNG", "svg": "<?xml"}[format]
+		if !strings.HasPrefix(b.String(), magic) || b.Len() < 2000 {
+			t.Errorf("%s: %s output of %d bytes starts %q", f.Name, format, b.Len(), b.String()[:min(8, b.Len())])
+		}
+		if format == "svg" {
+			for _, l := range legend {
+				if !strings.Contains(b.String(), l) {
+					t.Errorf("%s: the SVG does not show %q", f.Name, l)
+				}
+			}
+		}
+	}
+}
+
+// The edge points are the solver's (fluid edge) numbers, and the figure
+// renders.
+func TestEdgeFigure(t *testing.T) {
+	var res []*meanfield.EdgeResult
+	for _, k := range []int{2, 3, 5} {
+		r, err := meanfield.Edge(k, 0.9, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, r)
+	}
+	d, err := NewEdgeData(res, []EdgeBracket{{K: 5, Load: 0.9, N: 100, Lo: 2.5, Hi: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range d.Points {
+		if p.K != res[i].K || p.Scaled != res[i].Scaled || p.Found != res[i].Found {
+			t.Errorf("point %d: %+v, solver %+v", i, p, res[i])
+		}
+	}
+	// SPEC §1.3: k = 2 has no edge, k = 5 at 2.90.
+	if d.Points[0].Found || math.Abs(d.Points[2].Scaled-2.90) > 0.029 {
+		t.Errorf("points %+v", d.Points)
+	}
+	f, err := EdgeFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "map, λ = 0.9", "0.9·(k − 2)", "bistable: balanced or herd", "balanced only")
+	if _, err := NewEdgeData(res, []EdgeBracket{{Lo: math.NaN(), Hi: 3}}); err == nil {
+		t.Error("NaN bracket accepted")
+	}
+}
+
+// The map's points come from the refresh-period map (SPEC §1.3: the
+// herd's mean time is 0.40·T, the balanced state single digits).
+func TestBistabilityFigure(t *testing.T) {
+	pt, err := mapBistability(5, 0.9, 1100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(pt.Herd/1100-0.40) > 0.008 || pt.Balanced >= 10 {
+		t.Errorf("T = 1100: herd %.1f, balanced %.2f", pt.Herd, pt.Balanced)
+	}
+	low := BistabilityPoint{Period: 100, Balanced: 70, Herd: 70}
+	d, err := NewBistabilityData(5, 0.9, 100, []BistabilityPoint{low, pt}, []BistabilityPoint{{Period: 1100, Balanced: 6.4, Herd: 449, BalancedCI: 0.1, HerdCI: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := BistabilityFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "map, balanced start", "simulation N = 100, half-loaded")
+	if _, err := NewBistabilityData(5, 0.9, 100, []BistabilityPoint{{Period: 1, Balanced: math.Inf(1), Herd: 1}}, nil); err == nil {
+		t.Error("Inf accepted")
+	}
+	if _, err := NewBistabilityData(5, 0.9, 100, []BistabilityPoint{{Period: 1, Balanced: 0, Herd: 1}}, nil); err == nil {
+		t.Error("zero on a log axis accepted")
+	}
+}
+
+// Every cell of the blocking map is the product form's value; at the
+// corners it matches Theorem 1 up to the finite-N gap.
+func TestBlockingMap(t *testing.T) {
+	d, err := ComputeBlockingMapData(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range [][2]int{{0, 0}, {len(d.Load) - 1, len(d.Alpha1) - 1}, {12, 7}} {
+		r, c := rc[0], rc[1]
+		a := d.Alpha1[c]
+		want, err := jackson.JIQBlocking(d.N, d.Load[r], []float64{a, 1 - a}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Blocking[r][c] != want.Blocking {
+			t.Errorf("cell (λ=%v, α₁=%v): %v, product form %v", d.Load[r], a, d.Blocking[r][c], want.Blocking)
+		}
+		// Theorem 1: B → max{1 − 2α₂, 1 − 1/λ}; at N = 10⁴ within 0.01.
+		lim := math.Max(1-2*(1-a), 1-1/d.Load[r])
+		if math.Abs(d.Blocking[r][c]-lim) > 0.01 {
+			t.Errorf("cell (λ=%v, α₁=%v): %v, Theorem 1 %v", d.Load[r], a, d.Blocking[r][c], lim)
+		}
+	}
+	f, err := BlockingMapFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "crossover", "blocking probability")
+	if _, err := NewBlockingMapData(10, []float64{0.5}, []float64{1}, [][]float64{{math.NaN()}}); err == nil {
+		t.Error("NaN cell accepted")
+	}
+}
+
+// The fluid curve follows the closed form of SPEC §3.4 before x₁ empties
+// (x₀ = λ(1 − e^{−t}), t₁ = 2.672669), and the simulated means lie within
+// their spread of it.
+func TestTrajectoryFigure(t *testing.T) {
+	d, err := ComputeTrajectoryData(true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range d.FluidT {
+		if tt < 2.6 && math.Abs(d.Fluid[0][i]-0.5*(1-math.Exp(-tt))) > 1e-8 {
+			t.Fatalf("x₀(%v) = %v, closed form %v", tt, d.Fluid[0][i], 0.5*(1-math.Exp(-tt)))
+		}
+	}
+	for j, tt := range d.SimT {
+		i := int(math.Round(tt / 0.05))
+		for q := range 3 {
+			// The mean of 10 runs is within 2 standard deviations of one run
+			// (≈ 6 standard errors) of the fluid value, plus 2/N.
+			if math.Abs(d.Sim[q][j]-d.Fluid[q][i]) > 2*d.Spread[q][j]+0.002 {
+				t.Errorf("t=%v component %d: simulated %.4f ± %.4f, fluid %.4f", tt, q, d.Sim[q][j], d.Spread[q][j], d.Fluid[q][i])
+			}
+		}
+	}
+	f, err := TrajectoryFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "fluid x", "simulation: mean ± 1 sd")
+}
+
+// Token exchange: blocking 0.4 without exchange (Theorem 1), ν* = 3.6,
+// zero blocking and wait from ν* on (SPEC §3.4).
+func TestExchangeFigure(t *testing.T) {
+	d, err := ComputeExchangeData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(d.Blocking[0]-0.4) > 1e-12 || math.Abs(d.NuStar-3.6) > 1e-9 {
+		t.Errorf("B(0) = %v, ν* = %v", d.Blocking[0], d.NuStar)
+	}
+	for i, nu := range d.Nu {
+		// Zero within rounding (1e-12) from ν* on, positive below.
+		above := nu >= d.NuStar-1e-12
+		if above != (d.Blocking[i] <= 1e-12) || above != (d.MeanWait[i] <= 1e-12) {
+			t.Errorf("ν = %v: blocking %v, wait %v", nu, d.Blocking[i], d.MeanWait[i])
+		}
+	}
+	f, err := ExchangeFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "blocking scenario", "queueing scenario", "ν* = 3.6")
+}
+
+func TestSizesFigure(t *testing.T) {
+	ser := func(pol, disc string) SizeSeries {
+		return SizeSeries{Policy: pol, Discipline: disc, X: []float64{1, 4, 10, 30}, Mean: []float64{10, 23, 51, 140}, CI95: []float64{0.1, 0.3, 1, 4}}
+	}
+	d, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{ser("random", "fcfs"), ser("random", "ps")},
+		[]SizeSeries{{Policy: "board-jsq", Discipline: "ps", Sizes: "exp", X: []float64{1, 10}, Mean: []float64{3, 20}, CI95: []float64{0.1, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := SizesFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "random, fcfs", "random, ps", "least loaded, board, exp sizes")
+	bad := ser("random", "fcfs")
+	bad.Mean[2] = math.NaN()
+	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{bad}, nil); err == nil {
+		t.Error("NaN mean accepted")
+	}
+	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{{Policy: "x", X: []float64{1}}}, nil); err == nil {
+		t.Error("ragged series accepted")
+	}
+}
+
+// The catalogue caches data: the second Make reads the JSON written by
+// the first, and draws the same figure.
+func TestCatalogueCache(t *testing.T) {
+	dir := t.TempDir()
+	f1, err := Make("exchange", &Settings{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exchange.json")); err != nil {
+		t.Fatal(err)
+	}
+	f2, err := Make("exchange", &Settings{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := f1.WriteTo(&a, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f2.WriteTo(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("the cached figure differs")
+	}
+	if _, err := Make("nope", nil); err == nil {
+		t.Error("unknown figure accepted")
+	}
+	if err := f1.Save(filepath.Join(dir, "x.gif")); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
