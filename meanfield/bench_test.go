@@ -41,3 +41,28 @@ func BenchmarkJIQSettleBlocking(b *testing.B) {
 		}
 	}
 }
+
+// Issue 8's target: each JSQ(d) fixed point under 100 ms.
+func BenchmarkJSQdExp(b *testing.B) {
+	for b.Loop() {
+		if _, err := (&JSQd{D: 2, Load: 0.9}).FixedPoint(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkJSQdPSH2(b *testing.B) {
+	for b.Loop() {
+		if _, err := (&JSQd{D: 2, Load: 0.9, Discipline: PS, SCV: 30}).FixedPoint(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkJSQdFCFSH2(b *testing.B) {
+	for b.Loop() {
+		if _, err := (&JSQd{D: 2, Load: 0.9, Discipline: FCFS, SCV: 30}).FixedPoint(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
