@@ -114,3 +114,25 @@ func ExampleEdge() {
 	// Output:
 	// T* = 289.9, T*(1−λ)² = 2.899; branch 59 ends by border collision (spectral radius 0.54)
 }
+
+// Best of two at λ = 0.9 with processor sharing and H2 sizes of SCV 30,
+// solved on the (small, giant) server state: the mean time in system is
+// the exponential one (PS is insensitive), and under FCFS it grows.
+func ExampleJSQd() {
+	for _, m := range []*meanfield.JSQd{
+		{D: 2, Load: 0.9},
+		{D: 2, Load: 0.9, Discipline: meanfield.PS, SCV: 30},
+		{D: 2, Load: 0.9, Discipline: meanfield.FCFS, SCV: 30},
+	} {
+		res, err := m.FixedPoint()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%v SCV %g: mean time in system %.4f, stable %v\n", m.Discipline, max(m.SCV, 1), res.Sojourn, res.Abscissa < 0)
+	}
+	// Output:
+	// fcfs SCV 1: mean time in system 2.6141, stable true
+	// ps SCV 30: mean time in system 2.6141, stable true
+	// fcfs SCV 30: mean time in system 14.7937, stable true
+}

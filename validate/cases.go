@@ -24,6 +24,9 @@ func catalogue() []Case {
 		{Name: "herd-sojourn", Source: "refresh-period map herd (SPEC §1.3: 0.40·T)", Quick: true, run: herdSojourn},
 		{Name: "ps-insensitivity", Source: "M/G/1-PS: E[T] = 1/(1 − λ) for any sizes", Quick: true, run: psInsensitivity},
 		{Name: "jsq2-mean-field", Source: "JSQ(2) mean field P(Q ≥ i) = λ^(2^i − 1) (SPEC §2)", Quick: true, run: jsq2MeanField},
+		{Name: "jsq2-refined", Source: "refined mean field (Gast–Van Houdt 2017), sampling with replacement", Quick: true, run: jsq2Refined},
+		{Name: "meanfield-h2", Source: "JSQ(2) mean field on (small, giant) / (count, phase) states", Quick: true, run: meanfieldH2},
+		{Name: "stale-board", Source: "periodic-update mean field (Mitzenmacher 2000), seed 002", Quick: false, run: staleBoard},
 	}
 }
 
@@ -368,7 +371,13 @@ func jsq2MeanField(e *env) ([]Check, error) {
 		}
 		ests[i] = res.Sojourn
 	}
-	// Weighted least squares for c in y_i − mf = c/N_i, weights 1/CI².
+	return gapFit(e, "best of 2", mf, ns, ests), nil
+}
+
+// gapFit fits c in sim(N) ≈ mf + c/N by weighted least squares (weights
+// 1/CI²) and returns the checks of sim(N) against mf + c/N: one
+// parameter for several N, so the 1/N form itself is tested.
+func gapFit(e *env, quantity string, mf float64, ns []int, ests []sim.Estimate) []Check {
 	var sxy, sxx float64
 	for i, n := range ns {
 		w := 1 / math.Max(ests[i].CI95*ests[i].CI95, 1e-12)
@@ -379,7 +388,89 @@ func jsq2MeanField(e *env) ([]Check, error) {
 	c := sxy / sxx
 	var out []Check
 	for i, n := range ns {
-		out = append(out, e.check(fmt.Sprintf("best of 2: %.4f + c/N, c = %.2f", mf, c), n, mf+c/float64(n), 0, ests[i]))
+		out = append(out, e.check(fmt.Sprintf("%s: %.4f + c/N, c = %.2f", quantity, mf, c), n, mf+c/float64(n), 0, ests[i]))
+	}
+	return out
+}
+
+// The refined mean field of best of two (with replacement) at λ = 0.9
+// against simulation at N = 10, 20, 50, 100; its own error is O(1/N²):
+// allowance 5/N² (0.05 at N = 10).
+func jsq2Refined(e *env) ([]Check, error) {
+	const load = 0.9
+	r, err := meanfield.NewRefinedJSQd(2, load)
+	if err != nil {
+		return nil, err
+	}
+	var out []Check
+	for i, n := range []int{10, 20, 50, 100} {
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.JSQd, D: 2, Replacement: true},
+			Jobs: e.scale(2_000_000, 500_000), Reps: 8}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.check(fmt.Sprintf("best of 2 (replacement), refined (mean field %.4f)", r.Sojourn(0)), n, r.Sojourn(n), 5/float64(n*n), res.Sojourn))
 	}
 	return out, nil
+}
+
+// Best of two with H2 sizes at λ = 0.9: the mean field (solved on the
+// full server state) against N = 100, 400, 1,600, the gap shrinking like
+// 1/N — PS at SCV 30 (insensitive: 2.614) and FCFS at SCV 10.
+func meanfieldH2(e *env) ([]Check, error) {
+	const load = 0.9
+	ns := []int{100, 400, 1600}
+	var out []Check
+	for k, c := range []struct {
+		disc meanfield.Discipline
+		sd   sim.Discipline
+		scv  float64
+	}{{meanfield.PS, sim.PS, 30}, {meanfield.FCFS, sim.FCFS, 10}} {
+		mf, err := (&meanfield.JSQd{D: 2, Load: load, Discipline: c.disc, SCV: c.scv}).FixedPoint()
+		if err != nil {
+			return nil, err
+		}
+		ests := make([]sim.Estimate, len(ns))
+		for i, n := range ns {
+			// Runs measured in time, not jobs: a giant (mean 15 or 30)
+			// stays tens of time units, and a large N covers little time
+			// per job. 600 time units of warm-up, then 3,000 (quick:
+			// 2,000), and at least a million jobs.
+			per := load * float64(n)
+			jobs := max(e.scale(2_000_000, 1_000_000), int(per*float64(e.scale(3000, 2000))))
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.JSQd, D: 2}, Discipline: c.sd,
+				Sizes: sim.Sizes{Kind: sim.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
+			if err != nil {
+				return nil, err
+			}
+			ests[i] = res.Sojourn
+		}
+		out = append(out, gapFit(e, fmt.Sprintf("best of 2, %v, SCV %g", c.disc, c.scv), mf.Sojourn, ns, ests)...)
+	}
+	return out, nil
+}
+
+// Best of two on a board refreshed every T = 100 (λ = 0.9, exponential
+// sizes): the periodic-update mean field against N = 100, 400, 1,600.
+func staleBoard(e *env) ([]Check, error) {
+	const load, T = 0.9, 100.0
+	mf, err := (&meanfield.StaleBoard{D: 2, Load: load, Period: T}).Attractor(2000)
+	if err != nil {
+		return nil, err
+	}
+	if mf.Kind != fixedpoint.FixedPoint {
+		return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
+	}
+	ns := []int{100, 400, 1600}
+	ests := make([]sim.Estimate, len(ns))
+	for i, n := range ns {
+		per := int(load * float64(n) * T)
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.BoardJSQd, D: 2}, Period: T,
+			Jobs: 40 * per, Warmup: 5 * per, Reps: 8}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		ests[i] = res.Sojourn
+	}
+	return gapFit(e, "best of 2 on a board, T = 100", mf.Sojourn, ns, ests), nil
 }

@@ -39,6 +39,11 @@ Commands:
 	      validate): a table of theory, simulation ± 95% interval, N,
 	      allowance and verdict; exit status 1 if a check fails. --quick
 	      is the part run in CI.
+	meanfield
+	      The N → ∞ mean field of best-of-d (seed 002): live counts with
+	      exponential or H2 sizes under FCFS or PS (fixed point, tail,
+	      stability, refined 1/N correction with --servers), or a board
+	      refreshed every --period (the period map's attractor).
 	plot  Draw a figure (package plots) to PNG, SVG or PDF: edge,
 	      bistability, jiq-blocking, jiq-trajectory, exchange, sizes, or
 	      all into a directory; --data caches the computed data as JSON.
@@ -46,7 +51,7 @@ Commands:
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport
 (fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
---trajectory) and jacksonReport (fluid jackson) simReport (fluid sim) and validate.Report (fluid validate) in this package; fields that
+--trajectory) and jacksonReport (fluid jackson) simReport (fluid sim), meanfieldReport (fluid meanfield) and validate.Report (fluid validate) in this package; fields that
 do not apply to a scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 

@@ -66,6 +66,8 @@ var paramFlags = map[string]string{
 	"reps":            "--reps",
 	"workers":         "--workers",
 	"correlation-age": "--correlation-age",
+	"iterations":      "--iterations",
+	"max-queue":       "--max-queue",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage

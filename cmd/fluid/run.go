@@ -42,7 +42,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: err, cmd: c.CommandPath()}
 	})
-	root.AddCommand(newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot())
+	root.AddCommand(newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
