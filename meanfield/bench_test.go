@@ -66,3 +66,13 @@ func BenchmarkJSQdFCFSH2(b *testing.B) {
 		}
 	}
 }
+
+// The periodic-update attractor (one map evaluation is a uniformised
+// evolution of every board class over T).
+func BenchmarkStaleBoardExp(b *testing.B) {
+	for b.Loop() {
+		if _, err := (&StaleBoard{D: 2, Load: 0.9, Period: 100}).Attractor(500); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -450,27 +450,45 @@ func meanfieldH2(e *env) ([]Check, error) {
 	return out, nil
 }
 
-// Best of two on a board refreshed every T = 100 (λ = 0.9, exponential
-// sizes): the periodic-update mean field against N = 100, 400, 1,600.
+// Best of two on a board refreshed every T = 100 (λ = 0.9): the
+// periodic-update mean field against N = 100, 400, 1,600, for exponential
+// sizes and for PS with H2 sizes of SCV 30 (seed 002: 21 and 6.0 at
+// N = 100).
 func staleBoard(e *env) ([]Check, error) {
 	const load, T = 0.9, 100.0
-	mf, err := (&meanfield.StaleBoard{D: 2, Load: load, Period: T}).Attractor(2000)
-	if err != nil {
-		return nil, err
-	}
-	if mf.Kind != fixedpoint.FixedPoint {
-		return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
-	}
-	ns := []int{100, 400, 1600}
-	ests := make([]sim.Estimate, len(ns))
-	for i, n := range ns {
-		per := int(load * float64(n) * T)
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.BoardJSQd, D: 2}, Period: T,
-			Jobs: 40 * per, Warmup: 5 * per, Reps: 8}, uint64(i))
+	var out []Check
+	for k, c := range []struct {
+		disc meanfield.Discipline
+		sd   sim.Discipline
+		scv  float64
+	}{{meanfield.FCFS, sim.FCFS, 1}, {meanfield.PS, sim.PS, 30}} {
+		mf, err := (&meanfield.StaleBoard{D: 2, Load: load, Period: T, Discipline: c.disc, SCV: c.scv}).Attractor(2000)
 		if err != nil {
 			return nil, err
 		}
-		ests[i] = res.Sojourn
+		if mf.Kind != fixedpoint.FixedPoint {
+			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
+		}
+		sizes := sim.Sizes{}
+		if c.scv > 1 {
+			sizes = sim.Sizes{Kind: sim.H2, SCV: c.scv}
+		}
+		ns := []int{100, 400, 1600}
+		ests := make([]sim.Estimate, len(ns))
+		for i, n := range ns {
+			per := int(load * float64(n) * T)
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.BoardJSQd, D: 2}, Period: T,
+				Discipline: c.sd, Sizes: sizes, Jobs: 40 * per, Warmup: 6 * per, Reps: 8}, uint64(10*k+i))
+			if err != nil {
+				return nil, err
+			}
+			ests[i] = res.Sojourn
+		}
+		what := "exp"
+		if c.scv > 1 {
+			what = fmt.Sprintf("%v, SCV %g", c.disc, c.scv)
+		}
+		out = append(out, gapFit(e, "best of 2 on a board, T = 100, "+what, mf.Sojourn, ns, ests)...)
 	}
-	return gapFit(e, "best of 2 on a board, T = 100", mf.Sojourn, ns, ests), nil
+	return out, nil
 }

@@ -33,8 +33,8 @@ stated finite-N allowance, contains the theory value. The table shows the 95%
 half-width. The exit status is 1 if any check fails.
 
 --quick runs the quick part of the catalogue with fewer simulated jobs (about 50 s
-on 2 cores); the full catalogue adds the edge at N = 800, the stale-board mean field
-and longer runs (about 95 s).`,
+on 2 cores); the full catalogue adds the edge at N = 800, the stale-board mean fields
+and longer runs (about two minutes).`,
 		Example: `  fluid validate --quick
   fluid validate --filter 'jiq'
   fluid validate --json`,
