@@ -3,12 +3,11 @@ package meanfield
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -350,34 +349,21 @@ func EdgeTable(ks []int, loads []float64, s *EdgeSettings, workers int, done fun
 		cb := float64(order[b].k) / ((1 - order[b].load) * (1 - order[b].load))
 		return ca > cb
 	})
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	perm := make([]int, len(order))
+	for i, j := range order {
+		perm[i] = j.i
 	}
 	out := make([]*EdgeResult, len(jobs))
-	errs := make([]error, len(jobs))
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				out[j.i], errs[j.i] = Edge(j.k, j.load, s)
-				if done != nil {
-					done()
-				}
-			}
-		}()
-	}
-	for _, j := range order {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	err := parallel.For(len(jobs), workers, perm, func(i int) error {
+		var err error
+		out[i], err = Edge(jobs[i].k, jobs[i].load, s)
+		if done != nil {
+			done()
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

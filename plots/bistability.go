@@ -3,12 +3,11 @@ package plots
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield"
 	"github.com/fluidlb/fluid/validate/sim"
 )
@@ -66,23 +65,13 @@ func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
 		simPeriods = 8
 	}
 	mp := make([]BistabilityPoint, len(periods))
-	errs := make([]error, len(periods))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, T := range periods {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			mp[i], errs[i] = mapBistability(k, load, T)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := parallel.For(len(periods), 0, nil, func(i int) error {
+		var err error
+		mp[i], err = mapBistability(k, load, periods[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var sm []BistabilityPoint
 	for i, T := range simT {

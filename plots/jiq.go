@@ -3,8 +3,6 @@ package plots
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
@@ -12,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield"
 	"github.com/fluidlb/fluid/ode"
@@ -62,35 +61,19 @@ func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 		load[i] = 0.05 + 2.45*float64(i)/float64(nl-1)
 	}
 	b := make([][]float64, nl)
-	errs := make([]error, nl)
-	var wg sync.WaitGroup
-	rows := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range rows {
-				b[r] = make([]float64, na)
-				for c, a := range alpha1 {
-					res, err := jackson.JIQBlocking(n, load[r], []float64{a, 1 - a}, nil)
-					if err != nil {
-						errs[r] = err
-						break
-					}
-					b[r][c] = res.Blocking
-				}
+	err := parallel.For(nl, 0, nil, func(r int) error {
+		b[r] = make([]float64, na)
+		for c, a := range alpha1 {
+			res, err := jackson.JIQBlocking(n, load[r], []float64{a, 1 - a}, nil)
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	for r := range nl {
-		rows <- r
-	}
-	close(rows)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			b[r][c] = res.Blocking
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return NewBlockingMapData(n, alpha1, load, b)
 }

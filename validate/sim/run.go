@@ -2,11 +2,11 @@ package sim
 
 import (
 	"math"
-	"runtime"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/fluidlb/fluid/internal/parallel"
 )
 
 // Estimate is a simulated mean with the half-width of its 95% confidence
@@ -83,29 +83,12 @@ func Run(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := c.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, c.Reps)
 	start := time.Now()
 	reps := make([]Rep, c.Reps)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				reps[r] = runRep(c, r)
-			}
-		}()
-	}
-	for r := range c.Reps {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
+	_ = parallel.For(c.Reps, c.Workers, nil, func(r int) error {
+		reps[r] = runRep(c, r)
+		return nil
+	})
 	res := &Result{Config: c, Reps: reps}
 	res.Seconds = time.Since(start).Seconds()
 	for _, r := range reps {

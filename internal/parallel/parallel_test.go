@@ -1,0 +1,41 @@
+package parallel
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestFor(t *testing.T) {
+	for _, w := range []int{1, 3, 0} {
+		out := make([]int, 50)
+		order := make([]int, 50)
+		for i := range order {
+			order[i] = 49 - i
+		}
+		if err := For(50, w, order, func(i int) error { out[i] = i * i; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range out {
+			if v != i*i {
+				t.Fatalf("workers %d: slot %d = %d", w, i, v)
+			}
+		}
+	}
+	// The error of the lowest failing index, whatever ran first.
+	e3, e7 := errors.New("3"), errors.New("7")
+	err := For(10, 4, nil, func(i int) error {
+		switch i {
+		case 3:
+			return e3
+		case 7:
+			return e7
+		}
+		return nil
+	})
+	if err != e3 {
+		t.Errorf("error %v, want the one of index 3", err)
+	}
+	if For(0, 2, nil, func(int) error { t.Fatal("called"); return nil }) != nil {
+		t.Error("empty run failed")
+	}
+}
