@@ -8,26 +8,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/model"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
 )
 
-// Discipline is a server's service discipline in the mean-field models.
-type Discipline int
+// Discipline is a server's service discipline (FCFS or PS), shared with
+// the simulator.
+type Discipline = model.Discipline
 
+// The disciplines.
 const (
-	// FCFS serves one job at a time in arrival order.
-	FCFS Discipline = iota
-	// PS serves each of the n jobs present at rate 1/n.
-	PS
+	FCFS = model.FCFS
+	PS   = model.PS
 )
 
-func (d Discipline) String() string {
-	if d == PS {
-		return "ps"
-	}
-	return "fcfs"
-}
+// ParseDiscipline parses fcfs or ps.
+func ParseDiscipline(s string) (Discipline, error) { return model.ParseDiscipline(s) }
 
 // JSQd is the N → ∞ mean field of best-of-d dispatching (JSQ(d)) on live
 // job counts: each job samples d servers and joins the one with the fewest
@@ -93,7 +90,7 @@ func (m *JSQd) Validate() error {
 	if !param.Finite(m.Load) || m.Load <= 0 || m.Load >= 1 {
 		return param.Errorf("load", "λ = %v, want 0 < λ < 1", m.Load)
 	}
-	if m.Discipline != FCFS && m.Discipline != PS {
+	if !m.Discipline.Valid() {
 		return param.Errorf("discipline", "unknown discipline %d", int(m.Discipline))
 	}
 	if !param.Finite(m.SCV) || (m.SCV != 0 && m.SCV < 1) {
@@ -385,8 +382,8 @@ func newServerChain(disc Discipline, scv float64, M int, J ...int) *serverChain 
 			}
 		}
 	} else {
-		p := (1 - math.Sqrt((scv-1)/(scv+1))) / 2 // giant probability
-		mu := [2]float64{2 * (1 - p), 2 * p}      // small, giant rates
+		p, giant, small := model.H2Params(scv)
+		mu := [2]float64{1 / small, 1 / giant} // small, giant rates
 		ph := [2]float64{1 - p, p}
 		switch disc {
 		case PS:

@@ -73,7 +73,7 @@ func (m *StaleBoard) Validate() error {
 	if !param.Finite(m.Period) || m.Period <= 0 {
 		return param.Errorf("period", "T = %v, want a finite refresh period > 0", m.Period)
 	}
-	if m.Discipline != FCFS && m.Discipline != PS {
+	if !m.Discipline.Valid() {
 		return param.Errorf("discipline", "unknown discipline %d", int(m.Discipline))
 	}
 	if !param.Finite(m.SCV) || (m.SCV != 0 && m.SCV < 1) {

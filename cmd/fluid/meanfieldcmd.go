@@ -12,6 +12,7 @@ import (
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/validate/sim"
 )
 
 type meanfieldOptions struct {
@@ -114,23 +115,21 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 	default:
 		return usagef("invalid --policy: %q (want jsqd:D, board-jsqd:D or board-jsq)", o.policy)
 	}
-	var disc meanfield.Discipline
-	switch o.discipline {
-	case "fcfs":
-		disc = meanfield.FCFS
-	case "ps":
-		disc = meanfield.PS
-	default:
-		return usagef("invalid --discipline: %q (want fcfs or ps)", o.discipline)
+	disc, err := meanfield.ParseDiscipline(o.discipline)
+	if err != nil {
+		return paramUsage(err)
+	}
+	sizes, err := sim.ParseSizes(o.sizes)
+	if err != nil {
+		return paramUsage(err)
 	}
 	scv := 1.0
-	if o.sizes != "exp" {
-		s, ok := strings.CutPrefix(o.sizes, "h2:")
-		v, err := strconv.ParseFloat(s, 64)
-		if !ok || err != nil || !(v > 1) || v > 1e6 {
-			return usagef("invalid --sizes: %q (want exp or h2:SCV with SCV > 1)", o.sizes)
-		}
-		scv = v
+	switch sizes.Kind {
+	case sim.Exponential:
+	case sim.H2:
+		scv = sizes.SCV
+	default:
+		return usagef("invalid --sizes: %q (the mean field takes exp or h2:SCV)", o.sizes)
 	}
 	rep := &meanfieldReport{Policy: o.policy, Discipline: o.discipline, Sizes: o.sizes, Load: o.load}
 	if name == "jsqd" {
@@ -221,6 +220,6 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\n%.2f s. Time in mean service times.\n", rep.Seconds)
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }

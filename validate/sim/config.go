@@ -6,36 +6,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fluidlb/fluid/internal/model"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// Discipline is a server's service discipline.
-type Discipline int
+// Discipline is a server's service discipline (FCFS or PS), shared with
+// the mean-field models.
+type Discipline = model.Discipline
 
+// The disciplines.
 const (
-	// FCFS serves one job at a time in arrival order.
-	FCFS Discipline = iota
-	// PS (processor sharing) serves each of the n jobs present at rate 1/n.
-	PS
+	FCFS = model.FCFS
+	PS   = model.PS
 )
 
-func (d Discipline) String() string {
-	if d == PS {
-		return "ps"
-	}
-	return "fcfs"
-}
-
 // ParseDiscipline parses fcfs or ps.
-func ParseDiscipline(s string) (Discipline, error) {
-	switch strings.ToLower(s) {
-	case "fcfs":
-		return FCFS, nil
-	case "ps":
-		return PS, nil
-	}
-	return 0, param.Errorf("discipline", "unknown discipline %q (want fcfs or ps)", s)
-}
+func ParseDiscipline(s string) (Discipline, error) { return model.ParseDiscipline(s) }
 
 // SizeKind names a job-size distribution; every one has mean 1.
 type SizeKind int
@@ -147,13 +133,6 @@ func (s Sizes) SquaredCV() float64 {
 		return 1 / (s.Shape * (s.Shape - 2))
 	}
 	return 1
-}
-
-// H2Params returns the giant probability p and the class means of the
-// balanced-means H2 with squared coefficient of variation c2 (SPEC §2).
-func H2Params(c2 float64) (p, giant, small float64) {
-	p = (1 - math.Sqrt((c2-1)/(c2+1))) / 2
-	return p, 1 / (2 * p), 1 / (2 * (1 - p))
 }
 
 // PolicyKind names a dispatch policy.
@@ -448,7 +427,7 @@ func (c Config) normalized() (Config, error) {
 	if c.Policy.Kind == Partitioned && c.Dispatchers > c.Servers {
 		return c, param.Errorf("dispatchers", "k = %d partitioned dispatchers need at least k servers, N = %d", c.Dispatchers, c.Servers)
 	}
-	if c.Discipline != FCFS && c.Discipline != PS {
+	if !c.Discipline.Valid() {
 		return c, param.Errorf("discipline", "unknown discipline %d", int(c.Discipline))
 	}
 	if err := c.Sizes.validate(); err != nil {

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+
+	"github.com/fluidlb/fluid/internal/model"
 )
 
 // job is one job in a server's queue.
@@ -102,7 +104,7 @@ func newEngine(c Config, rep int) *engine {
 	}
 	switch c.Sizes.Kind {
 	case H2:
-		e.h2p, e.h2g, e.h2s = H2Params(c.Sizes.SCV)
+		e.h2p, e.h2g, e.h2s = model.H2Params(c.Sizes.SCV)
 	case Pareto:
 		e.parXm, e.parNegA = (c.Sizes.Shape-1)/c.Sizes.Shape, -1/c.Sizes.Shape
 	}

@@ -469,22 +469,6 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
-// H2Params: the giants carry half the work and the SCV is c² (SPEC §2:
-// at c² = 30 one job in 61 is a giant of mean ≈ 30.5).
-func TestH2Params(t *testing.T) {
-	for _, c2 := range []float64{4, 10, 30} {
-		p, g, s := H2Params(c2)
-		mean := p*g + (1-p)*s
-		second := 2 * (p*g*g + (1-p)*s*s)
-		if math.Abs(mean-1) > 1e-12 || math.Abs(p*g-0.5) > 1e-12 || math.Abs(second-1-c2) > 1e-9 {
-			t.Errorf("c²=%v: mean %v, giant work %v, SCV %v", c2, mean, p*g, second-1)
-		}
-	}
-	if p, g, _ := H2Params(30); math.Abs(1/p-61) > 0.5 || math.Abs(g-30.5) > 0.1 {
-		t.Errorf("c²=30: 1 in %.1f, giant mean %.2f", 1/p, g)
-	}
-}
-
 // Seed 002: under random dispatch with PS servers, the correlation between
 // a server's count on a 500-unit-old board and its count now is 0.05 for
 // exponential sizes and 0.67 at SCV 30 (allowance 0.03: the seed's own
