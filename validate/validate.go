@@ -139,6 +139,9 @@ func (e *env) sim(c sim.Config, offset uint64) (*sim.Result, error) {
 	return sim.Run(c)
 }
 
+// ErrNoCase is returned by Run when the filter (and Quick) leave no case.
+var ErrNoCase = errors.New("validate: no case matches the filter")
+
 // Catalogue returns every case, in order.
 func Catalogue() []Case { return catalogue() }
 
@@ -164,7 +167,7 @@ func Run(s *Settings) (*Report, error) {
 		cases = append(cases, c)
 	}
 	if len(cases) == 0 {
-		return nil, errors.New("validate: no case matches the filter")
+		return nil, ErrNoCase
 	}
 	start := time.Now()
 	rep := &Report{Cases: len(cases), Quick: set.Quick}

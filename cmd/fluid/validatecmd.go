@@ -75,7 +75,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		bar.done()
 	}
 	if err != nil {
-		if strings.Contains(err.Error(), "no case matches") {
+		if errors.Is(err, validate.ErrNoCase) {
 			return usagef("invalid --filter: %q matches no case", o.filter)
 		}
 		return err
