@@ -253,17 +253,20 @@ func (m *JSQd) solve(ch *serverChain, q0 []float64) (*JSQdResult, error) {
 // distribution q (the limit λ·d·S_n^{d−1} where q_n = 0); a(M) = 0 (the
 // truncation).
 func (m *JSQd) arrivalRates(a, q []float64) {
+	// One pass from the top, S_{n+1} carried down (no work space: this runs
+	// at every evaluation of the ODE's right-hand side).
 	M := len(q) - 1
 	d := float64(m.D)
-	var s float64
-	tails := make([]float64, M+2)
-	for n := M; n >= 0; n-- {
-		s += math.Max(q[n], 0)
-		tails[n] = s
+	var total float64
+	for _, v := range q {
+		total += math.Max(v, 0)
 	}
-	total := tails[0]
-	for n := 0; n < M; n++ {
-		sn, sn1 := tails[n]/total, tails[n+1]/total
+	a[M] = 0
+	s := math.Max(q[M], 0) // S_M·total
+	for n := M - 1; n >= 0; n-- {
+		sn1 := s / total
+		s += math.Max(q[n], 0)
+		sn := s / total
 		qn := sn - sn1
 		if qn > 1e-300 {
 			a[n] = m.Load * (math.Pow(sn, d) - math.Pow(sn1, d)) / qn
@@ -271,7 +274,6 @@ func (m *JSQd) arrivalRates(a, q []float64) {
 			a[n] = m.Load * d * math.Pow(sn, d-1)
 		}
 	}
-	a[M] = 0
 }
 
 // drift writes the mean-field ODE's right-hand side at the state x.
