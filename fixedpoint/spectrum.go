@@ -228,17 +228,6 @@ func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *
 	return eig.Values(nil), nil
 }
 
-func zeroMean(v []float64) {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	s /= float64(len(v))
-	for i := range v {
-		v[i] -= s
-	}
-}
-
 func normalize(v []float64) {
 	n := math.Sqrt(dot(v, v))
 	for i := range v {

@@ -343,8 +343,6 @@ type serverChain struct {
 	svcTo  [][]int // service destinations
 	svcR   [][]float64
 	svcOut []float64 // total service rate of each state
-	// work space for stationary
-	blocks []*mat.Dense
 }
 
 // newServerChain builds the chain for a discipline and size SCV (1:

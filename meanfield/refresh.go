@@ -32,12 +32,11 @@ type RefreshMap struct {
 	// 1e-17.
 	TrimTol, PoissonTol float64
 
-	cache   map[passKey]*passWeights
-	gl      map[int][2][]float64 // Gauss–Legendre rules by size
-	logC    []float64            // log C(k, j)
-	d0, d1  [][]float64          // D(a, s−1) and D(a, s) rows of the pass recursion
-	mp, mc  []float64            // their means
-	scratch []float64
+	cache  map[passKey]*passWeights
+	gl     map[int][2][]float64 // Gauss–Legendre rules by size
+	logC   []float64            // log C(k, j)
+	d0, d1 [][]float64          // D(a, s−1) and D(a, s) rows of the pass recursion
+	mp, mc []float64            // their means
 }
 
 // MapResult is one application of the map.
