@@ -2,13 +2,13 @@ package jackson
 
 import "testing"
 
-// BenchmarkJIQBlocking is the target: N = 10⁵ servers, R = 10
-// dispatchers, one exact blocking probability (under 50 ms on one core).
-func BenchmarkJIQBlocking(b *testing.B) {
+// BenchmarkJIQ: N = 10⁵ servers, R = 10 dispatchers, one exact blocking
+// probability (target: under 50 ms on one core).
+func BenchmarkJIQ(b *testing.B) {
 	alpha := []float64{0.19, 0.15, 0.13, 0.11, 0.1, 0.09, 0.07, 0.06, 0.05, 0.05}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := JIQBlocking(100000, 0.9, alpha, nil); err != nil {
+		if _, err := Solve(&JIQ{Servers: 100000, Load: 0.9, Alpha: alpha, Beta: nil}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,8 +25,8 @@
 //
 // # JIQ blocking at finite N
 //
-// In the blocking scenario of JIQ (seed 004 §III, SPEC §3.5) the N tokens
-// circulate among R + 1 stations: station 0 ("server busy") is a delay
+// In the blocking scenario of join-the-idle-queue the N tokens circulate
+// among R + 1 stations: station 0 ("server busy") is a delay
 // station with rate 1 per token; station r ("idle, token at dispatcher r")
 // is a single server with rate α_r·λ·N; tokens go 0 → r with probability
 // β_r and r → 0. So

@@ -9,9 +9,9 @@ import (
 // Exact blocking of basic JIQ with two dispatchers (loads 0.7 / 0.3) at
 // λ = 0.5, approaching Theorem 1's limit 1 − 2·0.3 = 0.4 as N grows; the
 // lighter dispatcher almost never runs out of tokens.
-func ExampleJIQBlocking() {
+func ExampleSolve() {
 	for _, n := range []int{10, 1000, 100000} {
-		res, err := jackson.JIQBlocking(n, 0.5, []float64{0.7, 0.3}, nil)
+		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: 0.5, Alpha: []float64{0.7, 0.3}}, nil)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -24,20 +24,21 @@ func compositions(n, m int) [][]int {
 	return out
 }
 
+// stateKey is a map key for a small state (entries below 256).
+func stateKey(s []int) string {
+	b := make([]byte, len(s))
+	for i, v := range s {
+		b[i] = byte(v)
+	}
+	return string(b)
+}
+
 // stationary solves πQ = 0, Σπ = 1 for a generator given by its
 // transitions, directly (gonum/mat LU), replacing one balance equation by
 // the normalisation.
 func stationary(t *testing.T, states [][]int, next func(s []int, emit func(to []int, rate float64))) map[string]float64 {
 	t.Helper()
-	key := func(s []int) string {
-		return string(func() []byte {
-			b := make([]byte, len(s))
-			for i, v := range s {
-				b[i] = byte(v)
-			}
-			return b
-		}())
-	}
+	key := stateKey
 	index := map[string]int{}
 	for i, s := range states {
 		index[key(s)] = i
@@ -97,13 +98,7 @@ func bruteNetwork(t *testing.T, nw *Network, n int) [][]float64 {
 		marg[i] = make([]float64, n+1)
 	}
 	for _, s := range states {
-		key := string(func() []byte {
-			b := make([]byte, len(s))
-			for i, v := range s {
-				b[i] = byte(v)
-			}
-			return b
-		}())
+		key := stateKey(s)
 		for i := range m {
 			marg[i][s[i]] += pi[key]
 		}
@@ -187,13 +182,7 @@ func bruteJIQ(t *testing.T, n int, lambda float64, alpha, beta []float64) (float
 	})
 	empty := make([]float64, R)
 	for _, s := range states {
-		key := string(func() []byte {
-			b := make([]byte, len(s))
-			for i, v := range s {
-				b[i] = byte(v)
-			}
-			return b
-		}())
+		key := stateKey(s)
 		for r := range R {
 			if s[1+r] == 0 {
 				empty[r] += pi[key]
@@ -221,7 +210,7 @@ func TestJIQAgainstBruteForce(t *testing.T) {
 	}
 	for _, c := range cases {
 		for n := 1; n <= 6; n++ {
-			res, err := JIQBlocking(n, c.lambda, c.alpha, c.beta)
+			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +252,7 @@ func TestErlangB(t *testing.T) {
 	// R = 1: the JIQ blocking system is M/M/N/N with offered load λN.
 	for _, n := range []int{1, 2, 10, 100, 1000, 10000} {
 		for _, lam := range []float64{0.1, 0.8, 1, 1.5, 4} {
-			res, err := JIQBlocking(n, lam, []float64{1}, nil)
+			res, err := Solve(&JIQ{Servers: n, Load: lam, Alpha: []float64{1}, Beta: nil}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +273,7 @@ func TestErlangB(t *testing.T) {
 
 func TestTheorem1Convergence(t *testing.T) {
 	// Away from the crossover R·α_R = 1/λ the N = 10⁵ blocking is within
-	// 1e-4 of Theorem 1's max{1 − R·α_R, 1 − 1/λ} (seed 004).
+	// 1e-4 of Theorem 1's max{1 − R·α_R, 1 − 1/λ} (the INFOCOM 2017 paper).
 	const n = 100000
 	for _, c := range []struct {
 		lambda float64
@@ -306,7 +295,7 @@ func TestTheorem1Convergence(t *testing.T) {
 			t.Fatalf("case %v too close to the crossover for this check", c)
 		}
 		want := math.Max(1-R*amin, 1-1/c.lambda)
-		res, err := JIQBlocking(n, c.lambda, c.alpha, nil)
+		res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: nil}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,13 +303,13 @@ func TestTheorem1Convergence(t *testing.T) {
 			t.Errorf("λ=%v α=%v: B(10⁵) = %.8f, Theorem 1 %.8f (diff %.2g)", c.lambda, c.alpha, res.Blocking, want, d)
 		}
 	}
-	// Equal loads: B·N → (R − 1)/(1 − λ) (SPEC §3.5), within 2% at 10⁵.
+	// Equal loads: B·N → (R − 1)/(1 − λ), within 2% at 10⁵.
 	for _, R := range []int{2, 3, 5} {
 		alpha := make([]float64, R)
 		for i := range alpha {
 			alpha[i] = 1 / float64(R)
 		}
-		res, err := JIQBlocking(n, 0.9, alpha, nil)
+		res, err := Solve(&JIQ{Servers: n, Load: 0.9, Alpha: alpha, Beta: nil}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -404,23 +393,23 @@ func TestBadInput(t *testing.T) {
 		m     JIQ
 		param string
 	}{
-		{JIQ{Servers: 0, Load: 0.5, Alpha: []float64{1}}, "servers"},
-		{JIQ{Servers: -3, Load: 0.5, Alpha: []float64{1}}, "servers"},
-		{JIQ{Servers: 10, Load: 0, Alpha: []float64{1}}, "load"},
-		{JIQ{Servers: 10, Load: math.NaN(), Alpha: []float64{1}}, "load"},
-		{JIQ{Servers: 10, Load: math.Inf(1), Alpha: []float64{1}}, "load"},
-		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.6}}, "alpha"},
-		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{1}}, "beta"},
-		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{0.5, math.NaN()}}, "beta"},
-		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: -1}, "exchange"},
+		{JIQ{Servers: 0, Load: 0.5, Alpha: []float64{1}}, "Servers"},
+		{JIQ{Servers: -3, Load: 0.5, Alpha: []float64{1}}, "Servers"},
+		{JIQ{Servers: 10, Load: 0, Alpha: []float64{1}}, "Load"},
+		{JIQ{Servers: 10, Load: math.NaN(), Alpha: []float64{1}}, "Load"},
+		{JIQ{Servers: 10, Load: math.Inf(1), Alpha: []float64{1}}, "Load"},
+		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.6}}, "Alpha"},
+		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{1}}, "Beta"},
+		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{0.5, math.NaN()}}, "Beta"},
+		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: -1}, "Exchange"},
 	} {
-		_, err := c.m.Solve()
+		_, err := Solve(&c.m, nil)
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%+v: %v, want an error naming %s", c.m, err, c.param)
 		}
 	}
-	if _, err := (&JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: 1}).Solve(); !errors.Is(err, ErrNotProductForm) {
+	if _, err := Solve(&JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: 1}, nil); !errors.Is(err, ErrNotProductForm) {
 		t.Errorf("token exchange: %v", err)
 	}
 	// Networks that are not closed and irreducible.

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
 )
 
 // ErrNotProductForm is returned for token exchange (ν > 0): moving tokens
@@ -12,9 +14,8 @@ import (
 // simulation.
 var ErrNotProductForm = errors.New("token exchange (ν > 0) breaks the product form: no exact finite-N solution; use the fluid limit (fluid jiq --exchange) or simulation")
 
-// JIQ is the blocking scenario of Join-the-Idle-Queue with R dispatchers
-// at finite N (seed 004 Section III, SPEC §3.5), basic (β uniform) or with
-// Enhancement 1 (general β).
+// JIQ is the blocking scenario of join-the-idle-queue with R dispatchers
+// at finite N, basic (β uniform) or with Enhancement 1 (general β).
 type JIQ struct {
 	// Servers is N ≥ 1.
 	Servers int
@@ -43,27 +44,23 @@ type JIQResult struct {
 	Busy float64
 	// Tokens is E[n_r]/N, the mean tokens held at dispatcher r per server.
 	Tokens []float64
-}
-
-// JIQBlocking returns the exact blocking of basic JIQ (beta nil) or
-// Enhancement 1 with N servers at load λ.
-func JIQBlocking(n int, lambda float64, alpha, beta []float64) (*JIQResult, error) {
-	return (&JIQ{Servers: n, Load: lambda, Alpha: alpha, Beta: beta}).Solve()
+	// Status is Converged: the product form is exact.
+	Status solver.Status
 }
 
 // Validate checks the parameters (*param.Error names the bad one).
 func (m *JIQ) Validate() error {
 	if m.Servers < 1 || m.Servers > MaxPopulation {
-		return param.Errorf("servers", "N = %d, want 1..%d", m.Servers, MaxPopulation)
+		return param.Errorf("Servers", "N = %d, want 1..%d", m.Servers, MaxPopulation)
 	}
 	if !param.Finite(m.Load) || m.Load <= 0 {
-		return param.Errorf("load", "λ = %v, want a finite number > 0", m.Load)
+		return param.Errorf("Load", "λ = %v, want a finite number > 0", m.Load)
 	}
 	if err := param.Shares(m.Alpha, m.Beta); err != nil {
 		return err
 	}
 	if !param.Finite(m.Exchange) || m.Exchange < 0 {
-		return param.Errorf("exchange", "ν = %v, want a finite number ≥ 0", m.Exchange)
+		return param.Errorf("Exchange", "ν = %v, want a finite number ≥ 0", m.Exchange)
 	}
 	if m.Exchange > 0 {
 		return ErrNotProductForm
@@ -107,20 +104,15 @@ func (m *JIQ) Network() (*Network, []int) {
 	return nw, idx
 }
 
-func (m *JIQ) beta() []float64 {
-	if m.Beta != nil {
-		return m.Beta
-	}
-	b := make([]float64, len(m.Alpha))
-	for i := range b {
-		b[i] = 1 / float64(len(b))
-	}
-	return b
-}
+func (m *JIQ) beta() []float64 { return spec.Allotment(m.Beta, len(m.Alpha)) }
 
-// Solve computes the exact blocking probability by Buzen's convolution:
-// O(N·R) time, no overflow for any N up to MaxPopulation.
-func (m *JIQ) Solve() (*JIQResult, error) {
+// Settings control Solve. The product form has no numerical knobs; nil is
+// the only value needed.
+type Settings struct{}
+
+// Solve computes the exact blocking probability of the model by Buzen's
+// convolution: O(N·R) time, no overflow for any N up to MaxPopulation.
+func Solve(m *JIQ, _ *Settings) (*JIQResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -135,6 +127,7 @@ func (m *JIQ) Solve() (*JIQResult, error) {
 		NoTokens: make([]float64, len(m.Alpha)),
 		Tokens:   make([]float64, len(m.Alpha)),
 		Busy:     sol.Throughput[0] / n, // E[n₀] = X₀/μ₀ = G(N−1)/G(N)
+		Status:   solver.Converged,
 	}
 	for r := range res.NoTokens {
 		res.NoTokens[r] = 1

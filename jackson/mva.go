@@ -29,7 +29,7 @@ type MVAResult struct {
 // normalising constant. Load-dependent stations are rejected.
 func (nw *Network) MVA(n int) (*MVAResult, error) {
 	if n < 1 || n > MaxPopulation {
-		return nil, param.Errorf("servers", "population %d, want 1..%d", n, MaxPopulation)
+		return nil, param.Errorf("Population", "population %d, want 1..%d", n, MaxPopulation)
 	}
 	if err := nw.Validate(); err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (nw *Network) MVA(n int) (*MVAResult, error) {
 	d := make([]float64, m)
 	for i, st := range nw.Stations {
 		if st.Kind == LoadDependent {
-			return nil, param.Errorf("stations", "station %d (%s): exact MVA here handles single-server and delay stations only", i, st.Name)
+			return nil, param.Errorf("Stations", "station %d (%s): exact MVA here handles single-server and delay stations only", i, st.Name)
 		}
 		d[i] = v[i] / st.Rate
 	}

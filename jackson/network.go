@@ -82,38 +82,38 @@ type Network struct {
 func (nw *Network) Validate() error {
 	m := len(nw.Stations)
 	if m == 0 {
-		return param.Errorf("stations", "the network has no stations")
+		return param.Errorf("Stations", "the network has no stations")
 	}
 	for i, s := range nw.Stations {
 		switch s.Kind {
 		case Queue, Delay:
 			if !param.Finite(s.Rate) || s.Rate <= 0 {
-				return param.Errorf("stations", "station %d (%s): rate %v, want a finite number > 0", i, s.Name, s.Rate)
+				return param.Errorf("Stations", "station %d (%s): rate %v, want a finite number > 0", i, s.Name, s.Rate)
 			}
 		case LoadDependent:
 			if s.RateAt == nil {
-				return param.Errorf("stations", "station %d (%s): load-dependent station without RateAt", i, s.Name)
+				return param.Errorf("Stations", "station %d (%s): load-dependent station without RateAt", i, s.Name)
 			}
 		default:
-			return param.Errorf("stations", "station %d (%s): unknown kind %d", i, s.Name, int(s.Kind))
+			return param.Errorf("Stations", "station %d (%s): unknown kind %d", i, s.Name, int(s.Kind))
 		}
 	}
 	if len(nw.Routing) != m {
-		return param.Errorf("routing", "%d rows for %d stations", len(nw.Routing), m)
+		return param.Errorf("Routing", "%d rows for %d stations", len(nw.Routing), m)
 	}
 	for i, row := range nw.Routing {
 		if len(row) != m {
-			return param.Errorf("routing", "row %d has %d entries for %d stations", i, len(row), m)
+			return param.Errorf("Routing", "row %d has %d entries for %d stations", i, len(row), m)
 		}
 		var sum float64
 		for j, p := range row {
 			if !param.Finite(p) || p < 0 {
-				return param.Errorf("routing", "entry [%d][%d] = %v, want a finite probability", i, j, p)
+				return param.Errorf("Routing", "entry [%d][%d] = %v, want a finite probability", i, j, p)
 			}
 			sum += p
 		}
 		if math.Abs(sum-1) > param.SumTol {
-			return param.Errorf("routing", "row %d sums to %.12g: customers leaving station %d must go somewhere (a closed network's rows sum to 1)", i, sum, i)
+			return param.Errorf("Routing", "row %d sums to %.12g: customers leaving station %d must go somewhere (a closed network's rows sum to 1)", i, sum, i)
 		}
 	}
 	// Irreducibility: every station reaches station 0 and is reached
@@ -141,7 +141,7 @@ func (nw *Network) Validate() error {
 	from, to := reach(true), reach(false)
 	for i := range m {
 		if !from[i] || !to[i] {
-			return param.Errorf("routing", "not irreducible: station %d (%s) %s station 0; a closed network needs every station to reach every other", i, nw.Stations[i].Name, map[bool]string{true: "cannot reach", false: "is not reached from"}[from[i]])
+			return param.Errorf("Routing", "not irreducible: station %d (%s) %s station 0; a closed network needs every station to reach every other", i, nw.Stations[i].Name, map[bool]string{true: "cannot reach", false: "is not reached from"}[from[i]])
 		}
 	}
 	return nil

@@ -42,7 +42,7 @@ type Solution struct {
 // Solve computes the product-form solution for population n ≥ 1.
 func (nw *Network) Solve(n int) (*Solution, error) {
 	if n < 1 || n > MaxPopulation {
-		return nil, param.Errorf("servers", "population %d, want 1..%d", n, MaxPopulation)
+		return nil, param.Errorf("Population", "population %d, want 1..%d", n, MaxPopulation)
 	}
 	if err := nw.Validate(); err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (nw *Network) Solve(n int) (*Solution, error) {
 			for k := 1; k <= n; k++ {
 				mu := st.RateAt(k)
 				if !param.Finite(mu) || mu <= 0 {
-					return nil, param.Errorf("stations", "station %d (%s): μ(%d) = %v, want a finite number > 0", i, st.Name, k, mu)
+					return nil, param.Errorf("Stations", "station %d (%s): μ(%d) = %v, want a finite number > 0", i, st.Name, k, mu)
 				}
 				s.lf[i][k] = s.lf[i][k-1] + lv - math.Log(mu)
 			}

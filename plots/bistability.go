@@ -8,7 +8,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/internal/parallel"
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -77,8 +78,8 @@ func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
 	for i, T := range simT {
 		per := int(load * n * T)
 		pt := BistabilityPoint{Period: T}
-		for j, st := range []sim.Start{{}, {Kind: sim.Half, Jobs: int(0.1 * T)}} {
-			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
+		for j, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: int(0.1 * T)}} {
+			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
 				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: 4, Seed: seed + uint64(2*i+j)})
 			if err != nil {
 				return nil, err
@@ -95,19 +96,16 @@ func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
 }
 
 func mapBistability(k int, load, T float64) (BistabilityPoint, error) {
-	m, err := meanfield.NewRefreshMap(k, load, T)
+	m := &staleboard.Model{K: k, Load: load, Period: T}
+	bal, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Tol: 1e-9, MaxIter: 400})
 	if err != nil {
 		return BistabilityPoint{}, err
 	}
-	bal, err := m.Attractor([]float64{1}, 1e-9, 400)
+	half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
 	if err != nil {
 		return BistabilityPoint{}, err
 	}
-	half, err := meanfield.BoardStart{Kind: "half", Backlog: int(0.1 * T)}.Board()
-	if err != nil {
-		return BistabilityPoint{}, err
-	}
-	herd, err := m.Attractor(half, 1e-9, 400)
+	herd, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 400})
 	if err != nil {
 		return BistabilityPoint{}, err
 	}

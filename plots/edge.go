@@ -8,7 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -36,9 +37,9 @@ type EdgeData struct {
 	Sim    []EdgeBracket `json:"sim"`
 }
 
-// NewEdgeData builds the data from edge results (meanfield.Edge or
+// NewEdgeData builds the data from edge results (staleboard.Edge or
 // EdgeTable) and simulated brackets; it rejects non-finite values.
-func NewEdgeData(res []*meanfield.EdgeResult, brackets []EdgeBracket) (*EdgeData, error) {
+func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeData, error) {
 	d := &EdgeData{Sim: brackets}
 	for _, r := range res {
 		if err := finite("edge", r.Scaled, r.Load); err != nil {
@@ -65,20 +66,20 @@ func NewEdgeData(res []*meanfield.EdgeResult, brackets []EdgeBracket) (*EdgeData
 func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
 	ks := []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
 	loads := []float64{0.8, 0.9, 0.95}
-	s := &meanfield.EdgeSettings{}
-	var res []*meanfield.EdgeResult
-	var err error
+	s := &staleboard.EdgeSettings{}
+	var models []staleboard.Model
+	for _, l := range loads {
+		for _, k := range ks {
+			// Quick leaves out the slowest entries, λ = 0.95 with k > 6.
+			if !quick || l < 0.95 || k <= 6 {
+				models = append(models, staleboard.Model{K: k, Load: l})
+			}
+		}
+	}
 	if quick {
 		s.RelTol = 1e-3
-		res, err = meanfield.EdgeTable(ks, loads[:2], s, 0, nil)
-		if err == nil {
-			var more []*meanfield.EdgeResult
-			more, err = meanfield.EdgeTable(ks[:5], loads[2:], s, 0, nil)
-			res = append(res, more...)
-		}
-	} else {
-		res, err = meanfield.EdgeTable(ks, loads, s, 0, nil)
 	}
+	res, err := staleboard.EdgeTable(models, s)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func SimulateEdgeBracket(k int, load float64, n int, seed uint64) (*EdgeBracket,
 	for i := 0; i <= 10; i++ {
 		x := 2 + 0.25*float64(i)
 		T := x / scale
-		res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
+		res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
 			Jobs: periods * int(load*float64(n)*T), Warmup: -1, Reps: 4, Seed: seed + uint64(i)})
 		if err != nil {
 			return nil, err

@@ -12,8 +12,9 @@ import (
 
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/meanfield"
-	"github.com/fluidlb/fluid/ode"
+	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -64,7 +65,7 @@ func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 	err := parallel.For(nl, 0, nil, func(r int) error {
 		b[r] = make([]float64, na)
 		for c, a := range alpha1 {
-			res, err := jackson.JIQBlocking(n, load[r], []float64{a, 1 - a}, nil)
+			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}}, nil)
 			if err != nil {
 				return err
 			}
@@ -152,8 +153,8 @@ type TrajectoryData struct {
 	Spread [3][]float64 `json:"spread"`
 }
 
-// ComputeTrajectoryData integrates the fluid ODE (SPEC §3.2) for λ = 0.5,
-// α = (0.7, 0.3) from x = (0, ½, ½) — the closed-form case of SPEC §3.4 —
+// ComputeTrajectoryData integrates the fluid ODE for λ = 0.5, α =
+// (0.7, 0.3) from x = (0, ½, ½) — a case with a closed-form trajectory —
 // and simulates N = 1,000 servers (40 replications; quick: 10).
 func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 	d := &TrajectoryData{Load: 0.5, Alpha: []float64{0.7, 0.3}, N: 1000, Reps: 40}
@@ -161,13 +162,13 @@ func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 		d.Reps = 10
 	}
 	const until = 10.0
-	m := &meanfield.JIQ{Load: d.Load, Alpha: d.Alpha}
+	m := &jiq.Model{Load: d.Load, Alpha: d.Alpha}
 	start := m.DefaultStart()
 	var ft []float64
 	for i := range 201 {
 		ft = append(ft, until*float64(i)/200)
 	}
-	tr, err := m.Trajectory(&start, until, &meanfield.TrajectorySettings{Times: ft, Output: func(p *meanfield.JIQPoint) error {
+	tr, err := jiq.Trajectory(m, &jiq.TrajectorySettings{Start: &start, Until: until, Times: ft, Output: func(p *jiq.Point) error {
 		d.FluidT = append(d.FluidT, p.T)
 		d.Fluid[0] = append(d.Fluid[0], p.Busy)
 		d.Fluid[1] = append(d.Fluid[1], p.Tokens[0])
@@ -177,13 +178,13 @@ func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tr.Status != ode.Success {
+	if tr.Status != solver.Converged {
 		return nil, fmt.Errorf("plots: fluid trajectory: %v", tr.Status)
 	}
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
-	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: sim.Policy{Kind: sim.JIQBlocking},
+	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
 		Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
 	if err != nil {
 		return nil, err
@@ -252,11 +253,11 @@ func ComputeExchangeData() (*ExchangeData, error) {
 	d := &ExchangeData{Load: 0.9, Alpha: []float64{0.7, 0.3}}
 	for i := 0; i <= 120; i++ {
 		nu := 0.05 * float64(i)
-		b, err := (&meanfield.JIQ{Load: d.Load, Alpha: d.Alpha, Exchange: nu}).Limit()
+		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
 		if err != nil {
 			return nil, err
 		}
-		q, err := (&meanfield.JIQ{Scenario: meanfield.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu}).Limit()
+		q, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
 		if err != nil {
 			return nil, err
 		}

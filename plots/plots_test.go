@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
 )
 
 // renders checks that a figure has a title and axis labels on its first
@@ -46,9 +46,9 @@ func renders(t *testing.T, f *Figure, legend ...string) {
 // The edge points are the solver's (fluid edge) numbers, and the figure
 // renders.
 func TestEdgeFigure(t *testing.T) {
-	var res []*meanfield.EdgeResult
+	var res []*staleboard.EdgeResult
 	for _, k := range []int{2, 3, 5} {
-		r, err := meanfield.Edge(k, 0.9, nil)
+		r, err := staleboard.Edge(&staleboard.Model{K: k, Load: 0.9}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestBlockingMap(t *testing.T) {
 	for _, rc := range [][2]int{{0, 0}, {len(d.Load) - 1, len(d.Alpha1) - 1}, {12, 7}} {
 		r, c := rc[0], rc[1]
 		a := d.Alpha1[c]
-		want, err := jackson.JIQBlocking(d.N, d.Load[r], []float64{a, 1 - a}, nil)
+		want, err := jackson.Solve(&jackson.JIQ{Servers: d.N, Load: d.Load[r], Alpha: []float64{a, 1 - a}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

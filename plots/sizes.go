@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -65,8 +66,8 @@ func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {
 	if quick {
 		jobs, reps = 100_000, 4
 	}
-	run := func(pol string, d sim.Discipline, z sim.Sizes, period float64, s uint64) (sim.Estimate, error) {
-		p, err := sim.ParsePolicy(pol)
+	run := func(pol string, d spec.Discipline, z spec.Sizes, period float64, s uint64) (sim.Estimate, error) {
+		p, err := spec.ParsePolicy(pol)
 		if err != nil {
 			return sim.Estimate{}, err
 		}
@@ -76,15 +77,15 @@ func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {
 		}
 		return res.Sojourn, nil
 	}
-	sizes := func(c2 float64) sim.Sizes {
+	sizes := func(c2 float64) spec.Sizes {
 		if c2 == 1 {
-			return sim.Sizes{}
+			return spec.Sizes{}
 		}
-		return sim.Sizes{Kind: sim.H2, SCV: c2}
+		return spec.Sizes{Kind: spec.H2, SCV: c2}
 	}
 	var byscv, byage []SizeSeries
 	s := seed
-	for _, d := range []sim.Discipline{sim.FCFS, sim.PS} {
+	for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
 		for _, pol := range []string{"random", "rr", "jsqd:2", "jsq"} {
 			ser := SizeSeries{Policy: pol, Discipline: d.String()}
 			for _, c2 := range []float64{1, 4, 10, 30} {
@@ -104,7 +105,7 @@ func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {
 			ser := SizeSeries{Policy: pol, Discipline: "ps", Sizes: sizes(c2).String()}
 			for _, T := range ages {
 				s++
-				e, err := run(pol, sim.PS, sizes(c2), T, s)
+				e, err := run(pol, spec.PS, sizes(c2), T, s)
 				if err != nil {
 					return nil, err
 				}

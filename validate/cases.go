@@ -6,8 +6,11 @@ import (
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/meanfield"
-	"github.com/fluidlb/fluid/ode"
+	"github.com/fluidlb/fluid/meanfield/bestofd"
+	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -48,11 +51,11 @@ func jiqTheorem1(e *env) ([]Check, error) {
 		{2, []float64{0.5, 0.5}},        // 1 − 1/λ = 0.5 dominates
 		{1.2, []float64{0.5, 0.3, 0.2}}, // R = 3: 0.4
 	} {
-		lim, err := (&meanfield.JIQ{Load: c.load, Alpha: c.alpha}).Limit()
+		lim, err := jiq.Limit(&jiq.Model{Load: c.load, Alpha: c.alpha}, nil)
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Policy: sim.Policy{Kind: sim.JIQBlocking},
+		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
 			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -75,11 +78,11 @@ func jiqProductForm(e *env) ([]Check, error) {
 		{1.2, []float64{0.5, 0.3, 0.2}, nil},
 		{0.7, []float64{0.6, 0.4}, []float64{0.6, 0.4}},
 	} {
-		ex, err := jackson.JIQBlocking(n, c.load, c.alpha, c.beta)
+		ex, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta}, nil)
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: sim.Policy{Kind: sim.JIQBlocking},
+		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: spec.Policy{Kind: spec.JIQBlocking},
 			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -98,11 +101,11 @@ func jiqQueueing(e *env) ([]Check, error) {
 	const n, load = 2000, 0.5
 	var out []Check
 	for i, alpha := range [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.4, 0.4, 0.2}} {
-		lim, err := (&meanfield.JIQ{Scenario: meanfield.Queueing, Load: load, Alpha: alpha}).Limit()
+		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: load, Alpha: alpha}, nil)
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Policy: sim.Policy{Kind: sim.JIQQueueing},
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Policy: spec.Policy{Kind: spec.JIQQueueing},
 			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -123,21 +126,21 @@ func jiqEnhancements(e *env) ([]Check, error) {
 	alpha := []float64{0.7, 0.3}
 	var out []Check
 	type variant struct {
-		scen meanfield.Scenario
+		scen spec.Scenario
 		beta []float64
 		nu   float64
 	}
 	for i, v := range []variant{
-		{meanfield.Blocking, alpha, 0}, {meanfield.Blocking, nil, 2}, {meanfield.Blocking, nil, 6},
-		{meanfield.Queueing, alpha, 0}, {meanfield.Queueing, nil, 2}, {meanfield.Queueing, nil, 6},
+		{jiq.Blocking, alpha, 0}, {jiq.Blocking, nil, 2}, {jiq.Blocking, nil, 6},
+		{jiq.Queueing, alpha, 0}, {jiq.Queueing, nil, 2}, {jiq.Queueing, nil, 6},
 	} {
-		lim, err := (&meanfield.JIQ{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu}).Limit()
+		lim, err := jiq.Limit(&jiq.Model{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu}, nil)
 		if err != nil {
 			return nil, err
 		}
-		pol := sim.Policy{Kind: sim.JIQBlocking}
-		if v.scen == meanfield.Queueing {
-			pol.Kind = sim.JIQQueueing
+		pol := spec.Policy{Kind: spec.JIQBlocking}
+		if v.scen == jiq.Queueing {
+			pol.Kind = spec.JIQQueueing
 		}
 		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu, Policy: pol,
 			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
@@ -149,7 +152,7 @@ func jiqEnhancements(e *env) ([]Check, error) {
 			what = fmt.Sprintf("ν = %g (ν* = %.3g)", v.nu, lim.NuStar)
 		}
 		allow := jiqAllow(2, load, n)
-		if v.scen == meanfield.Blocking {
+		if v.scen == jiq.Blocking {
 			out = append(out, e.check("blocking, "+what, n, lim.Blocking, allow, res.Blocking))
 		} else {
 			out = append(out, e.check("E[W], "+what, n, lim.MeanWait, allow, res.Wait))
@@ -167,25 +170,25 @@ func jiqTrajectory(e *env) ([]Check, error) {
 	const n = 1000
 	times := []float64{0.5, 1, 2, 4, 8}
 	var out []Check
-	for i, m := range []*meanfield.JIQ{
-		{Scenario: meanfield.Blocking, Load: 0.5, Alpha: []float64{0.7, 0.3}},
-		{Scenario: meanfield.Queueing, Load: 0.5, Alpha: []float64{0.6, 0.2, 0.2}},
+	for i, m := range []*jiq.Model{
+		{Scenario: jiq.Blocking, Load: 0.5, Alpha: []float64{0.7, 0.3}},
+		{Scenario: jiq.Queueing, Load: 0.5, Alpha: []float64{0.6, 0.2, 0.2}},
 	} {
-		var fluid []meanfield.JIQState
+		var fluid []jiq.State
 		start := m.DefaultStart()
-		tr, err := m.Trajectory(&start, times[len(times)-1], &meanfield.TrajectorySettings{Times: times, Output: func(p *meanfield.JIQPoint) error {
-			fluid = append(fluid, meanfield.JIQState{Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)})
+		tr, err := jiq.Trajectory(m, &jiq.TrajectorySettings{Start: &start, Until: times[len(times)-1], Times: times, Output: func(p *jiq.Point) error {
+			fluid = append(fluid, jiq.State{Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)})
 			return nil
 		}})
 		if err != nil {
 			return nil, err
 		}
-		if tr.Status != ode.Success || len(fluid) != len(times) {
+		if tr.Status != solver.Converged || len(fluid) != len(times) {
 			return nil, fmt.Errorf("fluid trajectory: %v", tr.Status)
 		}
-		pol := sim.Policy{Kind: sim.JIQBlocking}
-		if m.Scenario == meanfield.Queueing {
-			pol.Kind = sim.JIQQueueing
+		pol := spec.Policy{Kind: spec.JIQBlocking}
+		if m.Scenario == jiq.Queueing {
+			pol.Kind = spec.JIQQueueing
 		}
 		res, err := e.sim(sim.Config{Servers: n, Load: m.Load, Alpha: m.Alpha, Policy: pol, Jobs: 1, Warmup: -1,
 			Reps: e.scale(40, 16), SampleTimes: times}, uint64(i))
@@ -212,11 +215,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		T       float64
 		periods int
 	}{{1, 600, 12}, {5, 400, 15}, {5, 20, 200}} {
-		m, err := meanfield.NewRefreshMap(c.k, load, c.T)
-		if err != nil {
-			return nil, err
-		}
-		att, err := m.Attractor([]float64{1}, 1e-10, 3000)
+		att, err := staleboard.Attractor(&staleboard.Model{K: c.k, Load: load, Period: c.T}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +228,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		// time units (30 periods at T = 20, where the herded fixed point's
 		// eigenvalue −0.9 makes the approach slow); at least 3 periods.
 		warm := max(3, int(math.Ceil(600/c.T)))
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: c.k, Policy: sim.Policy{Kind: sim.Tally}, Period: c.T,
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: c.k, Policy: spec.Policy{Kind: spec.Tally}, Period: c.T,
 			Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -246,7 +245,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 // (empty) start: no replication tips at 1.5·T*, every one tips at 0.6·T*.
 func edgeCase(e *env) ([]Check, error) {
 	const n, k, load = 800, 5, 0.9
-	edge, err := meanfield.Edge(k, load, nil)
+	edge, err := staleboard.Edge(&staleboard.Model{K: k, Load: load}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +259,7 @@ func edgeCase(e *env) ([]Check, error) {
 	}{{1.5, 0}, {0.6, 1}} {
 		T := c.factor * edge.Period
 		per := int(load * n * T)
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
 			Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -277,7 +276,7 @@ func bistability(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
 	// T* from SPEC §1.3's published 2.90 would do; computing it keeps the
 	// case honest about the map.
-	edge, err := meanfield.Edge(k, load, nil)
+	edge, err := staleboard.Edge(&staleboard.Model{K: k, Load: load}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -288,8 +287,8 @@ func bistability(e *env) ([]Check, error) {
 		backlog float64
 		want    float64
 	}{{0.1, 1}, {0.05, 0}} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
-			Start: sim.Start{Kind: sim.Half, Jobs: int(c.backlog * T)}, Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+			Start: spec.Start{Kind: spec.Half, Jobs: int(c.backlog * T)}, Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -306,21 +305,17 @@ func herdSojourn(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
 	var out []Check
 	for i, T := range []float64{1100, 3000} {
-		m, err := meanfield.NewRefreshMap(k, load, T)
+		half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
 		if err != nil {
 			return nil, err
 		}
-		half, err := meanfield.BoardStart{Kind: "half", Backlog: int(0.1 * T)}.Board()
-		if err != nil {
-			return nil, err
-		}
-		att, err := m.Attractor(half, 1e-9, 300)
+		att, err := staleboard.Attractor(&staleboard.Model{K: k, Load: load, Period: T}, &staleboard.AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			return nil, err
 		}
 		per := int(load * n * T)
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: sim.Policy{Kind: sim.Tally}, Period: T,
-			Start: sim.Start{Kind: sim.Half, Jobs: int(0.1 * T)}, Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+			Start: spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)}, Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -334,11 +329,11 @@ func herdSojourn(e *env) ([]Check, error) {
 func psInsensitivity(e *env) ([]Check, error) {
 	const n, load = 100, 0.9
 	var out []Check
-	for i, z := range []sim.Sizes{{}, {Kind: sim.Deterministic}, {Kind: sim.H2, SCV: 30}, {Kind: sim.Pareto, Shape: 2.5}} {
+	for i, z := range []spec.Sizes{{}, {Kind: spec.Deterministic}, {Kind: spec.H2, SCV: 30}, {Kind: spec.Pareto, Shape: 2.5}} {
 		// Two million jobs even in a quick run: under PS a giant of the H2
 		// law (mean 30.5) stays about 300 time units, and shorter runs
 		// underestimate the mean.
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Discipline: sim.PS, Sizes: z, Jobs: 2_000_000, Reps: 8}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Discipline: spec.PS, Sizes: z, Jobs: 2_000_000, Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -347,7 +342,7 @@ func psInsensitivity(e *env) ([]Check, error) {
 	return out, nil
 }
 
-// JSQ(2) at λ = 0.9: the mean field's 2.614 (meanfield.JSQd, whose
+// JSQ(2) at λ = 0.9: the mean field's 2.614 (bestofd.FixedPoint, whose
 // closed form P(Q ≥ i) = λ^(2^i − 1) the meanfield tests check) against
 // N = 25, 100, 400, with
 // the gap shrinking like 1/N: the theory at N is 2.614 + c/N, c fitted to
@@ -355,15 +350,18 @@ func psInsensitivity(e *env) ([]Check, error) {
 // points: the 1/N form itself is tested).
 func jsq2MeanField(e *env) ([]Check, error) {
 	const load = 0.9
-	fp, err := (&meanfield.JSQd{D: 2, Load: load}).FixedPoint()
+	fp, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load}, nil)
 	if err != nil {
 		return nil, err
+	}
+	if err := fp.Status.Err(); err != nil {
+		return nil, fmt.Errorf("best-of-2 mean field: %w", err)
 	}
 	mf := fp.Sojourn
 	ns := []int{25, 100, 400}
 	ests := make([]sim.Estimate, len(ns))
 	for i, n := range ns {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.JSQd, D: 2}, Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -396,13 +394,13 @@ func gapFit(e *env, quantity string, mf float64, ns []int, ests []sim.Estimate) 
 // allowance 5/N² (0.05 at N = 10).
 func jsq2Refined(e *env) ([]Check, error) {
 	const load = 0.9
-	r, err := meanfield.NewRefinedJSQd(2, load)
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: load}, nil)
 	if err != nil {
 		return nil, err
 	}
 	var out []Check
 	for i, n := range []int{10, 20, 50, 100} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.JSQd, D: 2, Replacement: true},
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2, Replacement: true},
 			Jobs: e.scale(2_000_000, 500_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -420,12 +418,15 @@ func meanfieldH2(e *env) ([]Check, error) {
 	ns := []int{100, 400, 1600}
 	var out []Check
 	for k, c := range []struct {
-		disc meanfield.Discipline
+		disc spec.Discipline
 		scv  float64
-	}{{meanfield.PS, 30}, {meanfield.FCFS, 10}} {
-		mf, err := (&meanfield.JSQd{D: 2, Load: load, Discipline: c.disc, SCV: c.scv}).FixedPoint()
+	}{{spec.PS, 30}, {spec.FCFS, 10}} {
+		mf, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load, Discipline: c.disc, Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}}, nil)
 		if err != nil {
 			return nil, err
+		}
+		if err := mf.Status.Err(); err != nil {
+			return nil, fmt.Errorf("best-of-2 mean field: %w", err)
 		}
 		ests := make([]sim.Estimate, len(ns))
 		for i, n := range ns {
@@ -435,8 +436,8 @@ func meanfieldH2(e *env) ([]Check, error) {
 			// 2,000), and at least a million jobs.
 			per := load * float64(n)
 			jobs := max(e.scale(2_000_000, 1_000_000), int(per*float64(e.scale(3000, 2000))))
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.JSQd, D: 2}, Discipline: c.disc,
-				Sizes: sim.Sizes{Kind: sim.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Discipline: c.disc,
+				Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err
 			}
@@ -455,25 +456,25 @@ func staleBoard(e *env) ([]Check, error) {
 	const load, T = 0.9, 100.0
 	var out []Check
 	for k, c := range []struct {
-		disc meanfield.Discipline
+		disc spec.Discipline
 		scv  float64
-	}{{meanfield.FCFS, 1}, {meanfield.PS, 30}} {
-		mf, err := (&meanfield.StaleBoard{D: 2, Load: load, Period: T, Discipline: c.disc, SCV: c.scv}).Attractor(2000)
+	}{{spec.FCFS, 1}, {spec.PS, 30}} {
+		sizes := spec.Sizes{}
+		if c.scv > 1 {
+			sizes = spec.Sizes{Kind: spec.H2, SCV: c.scv}
+		}
+		mf, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: c.disc, Sizes: sizes}, nil)
 		if err != nil {
 			return nil, err
 		}
 		if mf.Kind != fixedpoint.FixedPoint {
 			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
 		}
-		sizes := sim.Sizes{}
-		if c.scv > 1 {
-			sizes = sim.Sizes{Kind: sim.H2, SCV: c.scv}
-		}
 		ns := []int{100, 400, 1600}
 		ests := make([]sim.Estimate, len(ns))
 		for i, n := range ns {
 			per := int(load * float64(n) * T)
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: sim.Policy{Kind: sim.BoardJSQd, D: 2}, Period: T,
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.BoardJSQd, D: 2}, Period: T,
 				Discipline: c.disc, Sizes: sizes, Jobs: 40 * per, Warmup: 6 * per, Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err

@@ -10,7 +10,7 @@ Usage:
 Commands:
 
 	edge  The tipping edge T*(1−λ)² of the stale load board shared by k
-	      dispatchers (seed 000), from the refresh-period map: the
+	      dispatchers, from the refresh-period map: the
 	      bracket, the branch that ends there and how (border collision or
 	      eigenvalue crossing), the leading eigenvalue; -k and --load take
 	      lists and ranges and run in parallel. The default run
@@ -19,7 +19,7 @@ Commands:
 	      spread:S) and report its attractor: fixed point, cycle (the
 	      herd) or not settled, with the mean board and mean time in
 	      system.
-	jiq   Join-the-Idle-Queue with several dispatchers (seed 004): the
+	jiq   Join-the-idle-queue with several dispatchers: the
 	      fluid limit (blocking probability, or mean wait, P(wait > 0) and
 	      fraction sent at random), where the tokens sit, the token
 	      exchange rate ν* that removes blocking/wait, the stability of the
@@ -29,7 +29,7 @@ Commands:
 	      from its closed Jackson network, for a list of N, beside the
 	      N → ∞ limit.
 	sim   The embedded finite-N discrete-event simulator (package
-	      validate/sim): every system of the three seeds (FCFS or PS
+	      validate/sim): every system fluid models (FCFS or PS
 	      servers; exponential, deterministic, H2, Pareto sizes; random,
 	      round robin, best of d, least loaded, least work, stale-board
 	      policies, board + tally, JIQ), with 95% intervals over
@@ -40,7 +40,7 @@ Commands:
 	      allowance and verdict; exit status 1 if a check fails. --quick
 	      is the part run in CI.
 	meanfield
-	      The N → ∞ mean field of best-of-d (seed 002): live counts with
+	      The N → ∞ mean field of best-of-d: live counts with
 	      exponential or H2 sizes under FCFS or PS (fixed point, tail,
 	      stability, refined 1/N correction with --servers), or a board
 	      refreshed every --period (the period map's attractor).
@@ -51,8 +51,11 @@ Commands:
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport
 (fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
---trajectory) and jacksonReport (fluid jackson) simReport (fluid sim), meanfieldReport (fluid meanfield) and validate.Report (fluid validate) in this package; fields that
-do not apply to a scenario are null, per-dispatcher arrays follow the
+--trajectory), jacksonReport (fluid jackson), simReport (fluid sim),
+meanfieldReport (fluid meanfield) in this package and validate.Report
+(fluid validate); "status" fields carry the solver's status in one
+snake_case word (converged, not_settled, …); fields that do not apply to a
+scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 
 Exit status: 0 on success, 2 for a mistake in the command line (an unknown

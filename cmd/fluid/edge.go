@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
 )
 
 type edgeOptions struct {
@@ -27,12 +27,12 @@ func newEdge() *cobra.Command {
 	o := &edgeOptions{}
 	cmd := &cobra.Command{
 		Use:   "edge",
-		Short: "Tipping edge of the stale load board with k dispatchers (seed 000)",
-		Long: `edge computes, from the refresh-period map (SPEC §1.2), the tipping edge T*:
+		Short: "Tipping edge of the stale load board with k dispatchers",
+		Long: `edge computes, from the refresh-period map, the tipping edge T*:
 the shortest refresh period down to which the balanced state of k dispatchers
 sharing a stale load board (each adding its own sends) can be followed from long
 periods. Below it the dispatchers herd; above it a herd coexists with the balanced
-state. It reports T*(1−λ)² beside the seed's line 0.9(k − 2), the bracket, the
+state. It reports T*(1−λ)² beside the reference line 0.9(k − 2), the bracket, the
 branch (pass in progress at T*) that ends there and how it ends (a border
 collision of the piecewise-smooth map, or an eigenvalue crossing), and the leading
 eigenvalue of the last stable fixed point.
@@ -79,7 +79,7 @@ type edgeRow struct {
 	Radius     float64        `json:"radius"`    // its modulus
 	BoardMean  float64        `json:"board_mean"`
 	Sojourn    float64        `json:"sojourn"` // mean time in system at the last balanced fixed point
-	Line       float64        `json:"line"`    // the seed's 0.9(k − 2)
+	Line       float64        `json:"line"`    // the reference line 0.9(k − 2)
 	Ratio      *float64       `json:"ratio"`   // scaled / line
 	Floor      float64        `json:"floor"`   // lowest T(1−λ)² searched
 	Confirm    *confirmReport `json:"confirmation,omitempty"`
@@ -103,24 +103,23 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range ks {
-		if k < 1 {
-			return usagef("invalid -k: %d dispatchers, want at least 1", k)
-		}
-	}
+	var models []staleboard.Model
 	for _, l := range o.loads {
-		if !(l > 0 && l < 1) {
-			return usagef("invalid --load: λ = %v, want 0 < λ < 1", l)
+		for _, k := range ks {
+			models = append(models, staleboard.Model{K: k, Load: l})
 		}
-	}
-	if !(o.floor > 0) || math.IsInf(o.floor, 0) {
-		return usagef("invalid --floor: %v, want a finite number > 0", o.floor)
 	}
 	start := time.Now()
-	bar := newProgress(stderr, len(ks)*len(o.loads), "edges")
+	bar := newProgress(stderr, len(models), "edges")
 	var mu sync.Mutex
-	set := &meanfield.EdgeSettings{Floor: o.floor, Confirm: o.confirm}
-	results, err := edgeTable(ks, o.loads, set, o.workers, func() { mu.Lock(); bar.add(1); mu.Unlock() })
+	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Workers: o.workers, Progress: func(p staleboard.EdgeProgress) {
+		if p.Done != nil {
+			mu.Lock()
+			bar.add(1)
+			mu.Unlock()
+		}
+	}}
+	results, err := staleboard.EdgeTable(models, set)
 	bar.done()
 	if err != nil {
 		return paramUsage(err)
@@ -135,17 +134,11 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	return rep.writeTable(stdout)
 }
 
-// edgeTable wraps meanfield.EdgeTable with a per-entry callback.
-func edgeTable(ks []int, loads []float64, s *meanfield.EdgeSettings, workers int, done func()) ([]*meanfield.EdgeResult, error) {
-	set := *s
-	return meanfield.EdgeTable(ks, loads, &set, workers, done)
-}
-
-func newEdgeRow(r *meanfield.EdgeResult, floor float64) edgeRow {
+func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 	row := edgeRow{
 		K: r.K, Load: r.Load, Line: r.Line, Floor: floor,
 		Mechanism: r.Mechanism.String(),
-		Leading:   complexValue{real(r.Leading), imag(r.Leading)},
+		Leading:   complexOf(r.Leading),
 		Radius:    r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
 		Evals: r.Evaluations, RowSeconds: r.Seconds,
 	}
@@ -210,11 +203,4 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func fmtComplex(c complexValue) string {
-	if math.Abs(c.Im) < 5e-4 {
-		return fmt.Sprintf("%.3f", c.Re)
-	}
-	return fmt.Sprintf("%.3f%+.3fi", c.Re, c.Im)
 }

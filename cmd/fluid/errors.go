@@ -39,35 +39,37 @@ func exitCode(err error) int {
 	return 1
 }
 
-// paramFlags maps model parameter names (param.Error.Param) to the flags
-// that set them.
+// paramFlags maps the struct fields that library errors name
+// (param.Error.Param) to the flags that set them. Only the command line
+// knows flag names.
 var paramFlags = map[string]string{
-	"load":     "--load",
-	"alpha":    "--alpha",
-	"beta":     "--beta",
-	"exchange": "--exchange",
-	"imax":     "--imax",
-	"tail-tol": "--tail-tol",
-	"until":    "--until",
-	"scenario": "--scenario",
-	"servers":  "--servers",
-	"k":        "-k",
-	"period":   "--period",
-	"start":    "--start",
-	"floor":    "--floor",
-	"tally":    "--tally",
-	// fluid sim
-	"dispatchers":     "--dispatchers",
-	"discipline":      "--discipline",
-	"sizes":           "--sizes",
-	"policy":          "--policy",
-	"jobs":            "--jobs",
-	"warmup":          "--warmup",
-	"reps":            "--reps",
-	"workers":         "--workers",
-	"correlation-age": "--correlation-age",
-	"iterations":      "--iterations",
-	"max-queue":       "--max-queue",
+	"Alpha":          "--alpha",
+	"Beta":           "--beta",
+	"CorrelationAge": "--correlation-age",
+	"D":              "--policy",
+	"Discipline":     "--discipline",
+	"Dispatchers":    "--dispatchers",
+	"Exchange":       "--exchange",
+	"Floor":          "--floor",
+	"IMax":           "--imax",
+	"Jobs":           "--jobs",
+	"K":              "-k",
+	"Load":           "--load",
+	"MaxIter":        "--iterations",
+	"MaxQueue":       "--max-queue",
+	"Period":         "--period",
+	"Policy":         "--policy",
+	"Reps":           "--reps",
+	"Scenario":       "--scenario",
+	"Servers":        "--servers",
+	"Sizes":          "--sizes",
+	"Start":          "--start",
+	"TailTol":        "--tail-tol",
+	"Tally":          "--tally",
+	"Tol":            "--tol",
+	"Until":          "--until",
+	"Warmup":         "--warmup",
+	"Workers":        "--workers",
 }
 
 // paramUsage turns an invalid-parameter error from a solver into a usage

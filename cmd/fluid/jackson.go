@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/jiq"
 )
 
 type jacksonOptions struct {
@@ -27,11 +27,11 @@ func newJackson() *cobra.Command {
 	o := &jacksonOptions{}
 	cmd := &cobra.Command{
 		Use:   "jackson",
-		Short: "Exact finite-N blocking of Join-the-Idle-Queue via its closed Jackson network (seed 004)",
+		Short: "Exact finite-N blocking of join-the-idle-queue via its closed Jackson network",
 		Long: `jackson computes the exact blocking probability of the blocking JIQ system with
 N servers and R dispatchers (basic JIQ, or Enhancement 1 with --beta): the
 tokens circulate in a closed Jackson network whose product form is solved by
-Buzen's convolution (SPEC §3.5), in milliseconds even at N = 100,000. It
+Buzen's convolution, in milliseconds even at N = 100,000. It
 prints B, the probability that each dispatcher holds no token, the N → ∞
 limit (Theorem 1 and its β extension) and the difference.
 
@@ -79,15 +79,14 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 		return err
 	}
 	// The limit also validates λ, α and β (naming the flag).
-	lm := &meanfield.JIQ{Scenario: meanfield.Blocking, Load: o.load, Alpha: o.alpha, Beta: o.beta}
-	lim, err := lm.Limit()
+	lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Blocking, Load: o.load, Alpha: o.alpha, Beta: o.beta}, nil)
 	if err != nil {
 		return paramUsage(err)
 	}
 	rep := &jacksonReport{Load: o.load, Alpha: o.alpha, Beta: o.beta, Limit: lim.Blocking}
 	for _, n := range ns {
 		start := time.Now()
-		res, err := (&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}).Solve()
+		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}, nil)
 		if errors.Is(err, jackson.ErrNotProductForm) {
 			return usagef("--exchange %v: %v", o.exchange, err)
 		}

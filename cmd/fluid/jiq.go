@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fluidlb/fluid/meanfield"
+	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
 )
 
 // jiqOptions are the flags of `fluid jiq`.
@@ -37,9 +38,9 @@ func newJIQ() *cobra.Command {
 	o := &jiqOptions{}
 	cmd := &cobra.Command{
 		Use:   "jiq",
-		Short: "Join-the-Idle-Queue with several dispatchers: fluid limit and trajectories (seed 004)",
-		Long: `jiq computes the N → ∞ limit of Join-the-Idle-Queue with R dispatchers whose
-arrival shares are --alpha (seed 004, SPEC §3): the blocking probability
+		Short: "Join-the-idle-queue with several dispatchers: fluid limit and trajectories",
+		Long: `jiq computes the N → ∞ limit of join-the-idle-queue with R dispatchers whose
+arrival shares are --alpha: the blocking probability
 (blocking scenario) or the mean wait, P(wait > 0) and fraction of jobs sent
 at random (queueing scenario), the busy fraction, where the tokens sit, the
 token exchange rate ν* above which blocking/wait vanish, and the stability
@@ -77,12 +78,12 @@ Dispatchers are reported in the order given.`,
 	return cmd
 }
 
-func (o *jiqOptions) model() (*meanfield.JIQ, error) {
-	scen, err := meanfield.ParseScenario(o.scenario)
+func (o *jiqOptions) model() (*jiq.Model, error) {
+	scen, err := spec.ParseScenario(o.scenario)
 	if err != nil {
 		return nil, paramUsage(err)
 	}
-	m := &meanfield.JIQ{
+	m := &jiq.Model{
 		Scenario: scen,
 		Load:     o.load,
 		Alpha:    o.alpha,
@@ -111,8 +112,8 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 	if o.csv && o.json {
 		return usagef("--csv and --json are exclusive")
 	}
-	if o.tailTol <= 0 || o.tailTol >= 1 || math.IsNaN(o.tailTol) {
-		return usagef("invalid --tail-tol: %v, want a number in (0, 1)", o.tailTol)
+	if o.tailTol == 0 {
+		return usagef("invalid --tail-tol: 0, want a number in (0, 1)")
 	}
 	m, err := o.model()
 	if err != nil {
@@ -122,15 +123,18 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 	if o.trajectory {
 		return runJIQTrajectory(w, m, o)
 	}
-	lim, err := m.Limit()
+	lim, err := jiq.Limit(m, nil)
 	if err != nil {
 		return paramUsage(err)
 	}
 	rep := newJIQReport(m, lim)
 	if o.verify {
-		s, err := m.Settle(nil, 0, 0)
+		s, err := jiq.Settle(m, nil)
 		if err != nil {
 			return err
+		}
+		if err := s.Status.Err(); err != nil {
+			return fmt.Errorf("fluid ODE check: %w at t = %g (largest |dy/dt| = %.3g)", err, s.T, s.Residual)
 		}
 		rep.ODE = compareODE(m, lim, s)
 	}
@@ -138,12 +142,6 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 		return writeJSON(w, rep)
 	}
 	return rep.writeTable(w)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // jiqReport is the JSON output of `fluid jiq` (the limit). Fields that do
@@ -176,11 +174,7 @@ type jiqReport struct {
 
 	Stability stabilityReport `json:"stability"`
 	ODE       *odeCheck       `json:"ode_check,omitempty"` // with --verify
-}
-
-type complexValue struct {
-	Re float64 `json:"re"`
-	Im float64 `json:"im"`
+	Status    solver.Status   `json:"status"`              // converged (closed forms)
 }
 
 // stabilityReport is the stability of the fixed point.
@@ -200,29 +194,21 @@ type odeCheck struct {
 	MaxDiff  float64 `json:"max_diff"` // largest difference in busy, blocking/λ₂ and (if determined) tokens
 }
 
-func ptr[T any](v T) *T { return &v }
-
-func newJIQReport(m *meanfield.JIQ, lim *meanfield.JIQLimit) *jiqReport {
-	beta := m.Beta
-	if beta == nil {
-		beta = make([]float64, m.R())
-		for i := range beta {
-			beta[i] = 1 / float64(m.R())
-		}
-	}
+func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *jiqReport {
 	rep := &jiqReport{
 		Scenario:         m.Scenario.String(),
 		Load:             m.Load,
 		Alpha:            m.Alpha,
-		Beta:             beta,
+		Beta:             spec.Allotment(m.Beta, m.R()),
 		Exchange:         m.Exchange,
+		Status:           lim.Status,
 		Busy:             lim.Busy,
 		Tokens:           lim.Tokens,
 		EmptyPools:       lim.Empty,
 		TokensDetermined: lim.TokensDetermined,
 		ZeroLimit:        lim.ZeroDelay,
 	}
-	if m.Scenario == meanfield.Blocking {
+	if m.Scenario == jiq.Blocking {
 		rep.Blocking = ptr(lim.Blocking)
 	} else {
 		rep.MeanWait = ptr(lim.MeanWait)
@@ -256,9 +242,9 @@ func newJIQReport(m *meanfield.JIQ, lim *meanfield.JIQLimit) *jiqReport {
 	return rep
 }
 
-func compareODE(m *meanfield.JIQ, lim *meanfield.JIQLimit, s *meanfield.SettleResult) *odeCheck {
+func compareODE(m *jiq.Model, lim *jiq.LimitResult, s *jiq.SettleResult) *odeCheck {
 	d := math.Abs(s.State.Busy - lim.Busy)
-	if m.Scenario == meanfield.Blocking {
+	if m.Scenario == jiq.Blocking {
 		d = math.Max(d, math.Abs(s.Blocking-lim.Blocking))
 	} else {
 		d = math.Max(d, math.Abs(s.RandomRate-lim.RandomRate))
@@ -270,8 +256,6 @@ func compareODE(m *meanfield.JIQ, lim *meanfield.JIQLimit, s *meanfield.SettleRe
 	}
 	return &odeCheck{T: s.T, Residual: s.Residual, Steps: s.Stats.Steps, MaxDiff: d}
 }
-
-func g(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func (r *jiqReport) writeTable(w io.Writer) error {
 	var b strings.Builder
@@ -367,7 +351,7 @@ type jiqSwitchJSON struct {
 	Empty      bool    `json:"empty"`      // true: the pool emptied
 }
 
-func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
+func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 	if o.until <= 0 || math.IsNaN(o.until) || math.IsInf(o.until, 0) {
 		return usagef("invalid --until: %v, want a finite time > 0", o.until)
 	}
@@ -394,14 +378,14 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 	}
 	times[len(times)-1] = math.Min(times[len(times)-1], o.until)
 
-	var out func(p *meanfield.JIQPoint) error
-	var flush func(res *meanfield.TrajectoryResult) error
+	var out func(p *jiq.Point) error
+	var flush func(res *jiq.TrajectoryResult) error
 	switch {
 	case o.json:
 		rep := &jiqTrajectoryReport{Scenario: m.Scenario.String(), Load: m.Load, Alpha: m.Alpha, Beta: m.Beta, Exchange: m.Exchange}
-		out = func(p *meanfield.JIQPoint) error {
+		out = func(p *jiq.Point) error {
 			pj := jiqPointJSON{T: p.T, Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)}
-			if m.Scenario == meanfield.Blocking {
+			if m.Scenario == jiq.Blocking {
 				pj.Blocking = ptr(p.Blocking)
 			} else {
 				pj.Occupancy = append([]float64(nil), p.Occupancy...)
@@ -411,14 +395,14 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			rep.Points = append(rep.Points, pj)
 			return nil
 		}
-		flush = func(res *meanfield.TrajectoryResult) error {
+		flush = func(res *jiq.TrajectoryResult) error {
 			rep.Switches = []jiqSwitchJSON{}
 			for _, s := range res.Switches {
 				rep.Switches = append(rep.Switches, jiqSwitchJSON{s.T, s.Dispatcher + 1, s.Empty})
 			}
 			rep.ConservationError = res.ConservationError
 			rep.Steps = res.Stats.Steps
-			if m.Scenario == meanfield.Queueing {
+			if m.Scenario == jiq.Queueing {
 				rep.IMax = ptr(res.IMax)
 				rep.BoundaryMass = ptr(res.BoundaryMass)
 			}
@@ -428,10 +412,10 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 		cw := csv.NewWriter(w)
 		header := false
 		var row []string
-		out = func(p *meanfield.JIQPoint) error {
+		out = func(p *jiq.Point) error {
 			if !header {
 				h := []string{"t"}
-				if m.Scenario == meanfield.Blocking {
+				if m.Scenario == jiq.Blocking {
 					h = append(h, "x0")
 				} else {
 					for i := range p.Occupancy {
@@ -441,7 +425,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 				for r := range p.Tokens {
 					h = append(h, fmt.Sprintf("x%d", r+1))
 				}
-				if m.Scenario == meanfield.Blocking {
+				if m.Scenario == jiq.Blocking {
 					h = append(h, "blocking")
 				} else {
 					h = append(h, "lambda2")
@@ -453,7 +437,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			}
 			num := func(x float64) string { return strconv.FormatFloat(x, 'g', 12, 64) }
 			row = append(row[:0], num(p.T))
-			if m.Scenario == meanfield.Blocking {
+			if m.Scenario == jiq.Blocking {
 				row = append(row, num(p.Busy))
 			} else {
 				for _, y := range p.Occupancy {
@@ -463,24 +447,24 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			for _, x := range p.Tokens {
 				row = append(row, num(x))
 			}
-			if m.Scenario == meanfield.Blocking {
+			if m.Scenario == jiq.Blocking {
 				row = append(row, num(p.Blocking))
 			} else {
 				row = append(row, num(p.RandomRate))
 			}
 			return cw.Write(row)
 		}
-		flush = func(*meanfield.TrajectoryResult) error {
+		flush = func(*jiq.TrajectoryResult) error {
 			cw.Flush()
 			return cw.Error()
 		}
 	default:
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := false
-		out = func(p *meanfield.JIQPoint) error {
+		out = func(p *jiq.Point) error {
 			if !header {
 				h := "t\t"
-				if m.Scenario == meanfield.Blocking {
+				if m.Scenario == jiq.Blocking {
 					h += "busy x0\t"
 				} else {
 					h += "y0\ty1\ty2\ty3+\t"
@@ -488,7 +472,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 				for r := range p.Tokens {
 					h += fmt.Sprintf("x%d\t", r+1)
 				}
-				if m.Scenario == meanfield.Blocking {
+				if m.Scenario == jiq.Blocking {
 					h += "blocking\t"
 				} else {
 					h += "lambda2\tmean queue\t"
@@ -498,7 +482,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			}
 			line := g(p.T) + "\t"
 			f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
-			if m.Scenario == meanfield.Blocking {
+			if m.Scenario == jiq.Blocking {
 				line += f(p.Busy) + "\t"
 			} else {
 				var rest float64
@@ -516,7 +500,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			for _, x := range p.Tokens {
 				line += f(x) + "\t"
 			}
-			if m.Scenario == meanfield.Blocking {
+			if m.Scenario == jiq.Blocking {
 				line += f(p.Blocking) + "\t"
 			} else {
 				line += f(p.RandomRate) + "\t" + f(p.MeanQueue) + "\t"
@@ -524,7 +508,7 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 			fmt.Fprintln(tw, line)
 			return nil
 		}
-		flush = func(res *meanfield.TrajectoryResult) error {
+		flush = func(res *jiq.TrajectoryResult) error {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
@@ -536,16 +520,19 @@ func runJIQTrajectory(w io.Writer, m *meanfield.JIQ, o *jiqOptions) error {
 				fmt.Fprintf(w, "dispatcher %d's token pool %s at t = %s\n", s.Dispatcher+1, what, g(s.T))
 			}
 			fmt.Fprintf(w, "%d steps; conservation kept to %.2g", res.Stats.Steps, res.ConservationError)
-			if m.Scenario == meanfield.Queueing {
+			if m.Scenario == jiq.Queueing {
 				fmt.Fprintf(w, "; imax %d, largest mass at imax %.2g", res.IMax, res.BoundaryMass)
 			}
 			fmt.Fprintln(w)
 			return nil
 		}
 	}
-	res, err := m.Trajectory(nil, o.until, &meanfield.TrajectorySettings{RTol: o.rtol, ATol: o.rtol * 1e-2, Times: times, Output: out})
+	res, err := jiq.Trajectory(m, &jiq.TrajectorySettings{Until: o.until, RTol: o.rtol, ATol: o.rtol * 1e-2, Times: times, Output: out})
 	if err != nil {
 		return paramUsage(err)
+	}
+	if err := res.Status.Err(); err != nil {
+		return fmt.Errorf("fluid ODE: %w at t = %g", err, res.T)
 	}
 	return flush(res)
 }

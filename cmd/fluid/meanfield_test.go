@@ -46,7 +46,9 @@ func TestMeanfieldCommand(t *testing.T) {
 		{[]string{"meanfield", "--discipline", "lifo"}, "--discipline"},
 		{[]string{"meanfield", "--policy", "board-jsq"}, "--period"},
 		{[]string{"meanfield", "--period", "5"}, "--period"},
-		{[]string{"meanfield", "--sizes", "h2:4", "--servers", "10"}, "--servers"},
+		{[]string{"meanfield", "--sizes", "h2:4", "--servers", "10"}, "--sizes"},
+		{[]string{"meanfield", "--sizes", "pareto:2.5"}, "--sizes"},
+		{[]string{"meanfield", "--iterations", "0", "--policy", "board-jsq", "--period", "5"}, "--iterations"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {

@@ -19,7 +19,7 @@ func TestSimJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err, out)
 	}
-	exact, err := jackson.JIQBlocking(100, 0.9, []float64{0.7, 0.3}, nil)
+	exact, err := jackson.Solve(&jackson.JIQ{Servers: 100, Load: 0.9, Alpha: []float64{0.7, 0.3}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 // Package param validates model parameters that come from users, with
-// errors that name the parameter the way the command line spells it.
+// errors that name the Go struct field holding the parameter (Load, Alpha,
+// Servers, …). Only the command line knows its flags: it maps field names
+// to flag names.
 package param
 
 import (
@@ -7,8 +9,8 @@ import (
 	"math"
 )
 
-// Error reports an invalid parameter. Param is the parameter's name as the
-// command line spells it (load, alpha, beta, servers, …).
+// Error reports an invalid parameter. Param is the name of the struct
+// field that holds it (Load, Alpha, Beta, Servers, …).
 type Error struct {
 	Param string
 	Msg   string
@@ -57,16 +59,34 @@ func Distribution(name string, v []float64, positive bool) error {
 // allotment beta (nil, or non-negative with the same length, summing to 1).
 func Shares(alpha, beta []float64) error {
 	if len(alpha) == 0 {
-		return Errorf("alpha", "no dispatchers: give at least one arrival share")
+		return Errorf("Alpha", "no dispatchers: give at least one arrival share")
 	}
-	if err := Distribution("alpha", alpha, true); err != nil {
+	if err := Distribution("Alpha", alpha, true); err != nil {
 		return err
 	}
 	if beta == nil {
 		return nil
 	}
 	if len(beta) != len(alpha) {
-		return Errorf("beta", "%d entries for %d dispatchers (alpha has %d)", len(beta), len(alpha), len(alpha))
+		return Errorf("Beta", "%d entries for %d dispatchers (alpha has %d)", len(beta), len(alpha), len(alpha))
 	}
-	return Distribution("beta", beta, false)
+	return Distribution("Beta", beta, false)
+}
+
+// Or returns v, or def where v is the zero value: the settings convention
+// that a zero field means the documented default.
+func Or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Positive returns an *Error naming name unless v is finite and > 0.
+func Positive(name string, v float64) error {
+	if !Finite(v) || v <= 0 {
+		return Errorf(name, "%v, want a finite number > 0", v)
+	}
+	return nil
 }

@@ -14,12 +14,12 @@ func TestShares(t *testing.T) {
 		{[]float64{0.5, 0.5}, nil, ""},
 		{[]float64{0.5, 0.5 + 5e-10}, nil, ""},
 		{[]float64{0.5, 0.5}, []float64{1, 0}, ""},
-		{nil, nil, "alpha"},
-		{[]float64{0.5, 0.6}, nil, "alpha"},
-		{[]float64{1, 0}, nil, "alpha"},
-		{[]float64{math.NaN(), 1}, nil, "alpha"},
-		{[]float64{0.5, 0.5}, []float64{1}, "beta"},
-		{[]float64{0.5, 0.5}, []float64{-1, 2}, "beta"},
+		{nil, nil, "Alpha"},
+		{[]float64{0.5, 0.6}, nil, "Alpha"},
+		{[]float64{1, 0}, nil, "Alpha"},
+		{[]float64{math.NaN(), 1}, nil, "Alpha"},
+		{[]float64{0.5, 0.5}, []float64{1}, "Beta"},
+		{[]float64{0.5, 0.5}, []float64{-1, 2}, "Beta"},
 	}
 	for _, c := range cases {
 		err := Shares(c.alpha, c.beta)
@@ -30,5 +30,20 @@ func TestShares(t *testing.T) {
 		case c.param != "" && (!errors.As(err, &pe) || pe.Param != c.param):
 			t.Errorf("%v %v: %v, want an error naming %s", c.alpha, c.beta, err, c.param)
 		}
+	}
+}
+
+func TestOrAndPositive(t *testing.T) {
+	if Or(0.0, 3.0) != 3 || Or(2.0, 3.0) != 2 || Or(0, 7) != 7 || Or("", "x") != "x" {
+		t.Error("Or")
+	}
+	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		var pe *Error
+		if err := Positive("Tol", v); !errors.As(err, &pe) || pe.Param != "Tol" {
+			t.Errorf("Positive(%v): %v", v, err)
+		}
+	}
+	if Positive("Tol", 1e-300) != nil {
+		t.Error("1e-300 is positive")
 	}
 }

@@ -1,6 +1,8 @@
 // Package sim is fluid's embedded finite-N discrete-event simulator. It
 // knows nothing of the theory in meanfield and jackson, so that agreement
-// between the two means something.
+// between the two means something. It shares only the vocabulary of
+// package spec: a Config's discipline, job sizes, policy and start are
+// spec values.
 //
 // # Model
 //
@@ -8,8 +10,8 @@
 // each is served at rate 1/n; exact event times from a per-server virtual
 // time, no time slicing). Jobs arrive as a Poisson stream of total rate λN
 // and go to dispatcher r with probability α_r. Sizes have mean 1:
-// exponential, deterministic, the balanced-means hyperexponential H2 of
-// SPEC §2, or Pareto (type I, shape a, scaled to mean 1: its SCV is
+// exponential, deterministic, the balanced-means hyperexponential H2
+// (spec.H2Params), or Pareto (type I, shape a, scaled to mean 1: its SCV is
 // 1/(a(a−2)) for a > 2).
 //
 // Policies: random; round robin; best of d and least loaded (JSQ) on live
@@ -23,6 +25,13 @@
 //
 // # Engine
 //
+// A replication is an event loop (engine) over state split by concern: the
+// server queues (server: FCFS ring buffers, PS heaps on finish tags), the
+// job-size law (sizeLaw), the dispatch policy's own state (dispatchers),
+// the JIQ token pools (tokenPools) and what is measured (measurement,
+// which also builds the replication's Rep). Each event is handled by
+// direct method calls on these, with no interface call.
+//
 // The servers' next completions sit in an indexed binary heap; arrivals,
 // board refreshes, token exchanges and correlation snapshots are single
 // timers compared with its minimum. Policies that need the minimum of an
@@ -33,6 +42,11 @@
 // every token moves at rate ν exactly. Queues grow by doubling; no event
 // allocates once they have reached their longest length.
 //
+// All of a replication's random numbers come from one stream, drawn in a
+// fixed order: events in time order, and within an arrival the next
+// arrival time, the receiving dispatcher, the job's size, then the policy's
+// draws. Reordering them changes every result.
+//
 // # Measurement
 //
 // Jobs are numbered by arrival; the Warmup first are simulated but not
@@ -41,4 +55,7 @@
 // streams derived from (Seed, replication) and run in parallel; the result
 // is a pure function of the Config. Confidence intervals are Student-t on
 // the replication means, or on 10 batch means of a single replication.
+//
+// Invalid configurations are errors naming the offending Config field
+// (Servers, Load, Policy, …), never a command-line flag.
 package sim

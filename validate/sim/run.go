@@ -48,10 +48,10 @@ type Rep struct {
 	Correlations int
 	// Samples are the states at Config.SampleTimes.
 	Samples []Sample
-	Jobs    int64   // measured jobs
-	Events  int64   // events simulated
-	Time    float64 // simulated time
-	batch   [batches]acc
+	Jobs    int64              // measured jobs
+	Events  int64              // events simulated
+	Time    float64            // simulated time
+	batch   [batches]batchSums // the measured jobs' sums in 10 batches (batch means when Reps = 1)
 }
 
 // Result of Run.
@@ -77,7 +77,7 @@ type Result struct {
 
 // Run simulates c.Reps independent replications, in parallel on
 // c.Workers goroutines; the result depends only on c (not on Workers or
-// GOMAXPROCS).
+// GOMAXPROCS). An invalid c is an error naming the offending Config field.
 func Run(c Config) (*Result, error) {
 	c, err := c.normalized()
 	if err != nil {
@@ -106,40 +106,11 @@ func Run(c Config) (*Result, error) {
 	return res, nil
 }
 
+// runRep simulates replication rep of the normalized configuration c.
 func runRep(c Config, rep int) Rep {
 	e := newEngine(c, rep)
 	e.run()
-	r := Rep{Jobs: e.m, Events: e.events, Time: e.now, batch: e.acc}
-	var tot acc
-	for _, a := range e.acc {
-		tot.add(a)
-	}
-	r.Sojourn, r.Slowdown, r.Wait, r.WaitProb, r.Blocking, r.RandomFraction = tot.means()
-	for i, b := range e.boards {
-		if e.boardTimes[i] >= e.warmTime {
-			r.BoardMean += b
-			r.Refreshes++
-		}
-	}
-	if r.Refreshes > 0 {
-		r.BoardMean /= float64(r.Refreshes)
-	}
-	if nb := len(e.boards); nb > 0 && c.Load < 1 {
-		var s float64
-		for _, b := range e.boards[nb/2:] {
-			s += b
-		}
-		s /= float64(nb - nb/2)
-		r.Tipped = s > math.Max(0.2*c.Period, c.Load/(1-c.Load))
-	}
-	if c.Series {
-		r.Boards, r.BoardTimes = e.boards, e.boardTimes
-	}
-	if e.corrN > 0 {
-		r.Correlation, r.Correlations = e.corrSum/float64(e.corrN), e.corrN
-	}
-	r.Samples = e.samples
-	return r
+	return e.measure.rep(e.events, e.now)
 }
 
 // TrajectoryPoint is the replication mean of the state at one sample time.
@@ -172,35 +143,11 @@ func (res *Result) trajectory() {
 	}
 }
 
-func (a *acc) add(b acc) {
-	a.all += b.all
-	a.served += b.served
-	a.blocked += b.blocked
-	a.random += b.random
-	a.waited += b.waited
-	a.sojourn += b.sojourn
-	a.slowdown += b.slowdown
-	a.wait += b.wait
-}
-
-// means returns sojourn, slowdown, wait, P(wait > 0), blocking and the
-// fraction sent at random; a mean over no jobs is 0.
-func (a acc) means() (soj, slow, wait, pw, block, random float64) {
-	div := func(x, n float64) float64 {
-		if n == 0 {
-			return 0
-		}
-		return x / n
-	}
-	return div(a.sojourn, a.served), div(a.slowdown, a.served), div(a.wait, a.served),
-		div(a.waited, a.all), div(a.blocked, a.all), div(a.random, a.all)
-}
-
 // aggregate forms the estimates: from replication means when there are
 // several replications, from the batch means of one otherwise.
 func (res *Result) aggregate() {
 	var samples [6][]float64
-	add := func(a acc) {
+	add := func(a batchSums) {
 		v := [6]float64{}
 		v[0], v[1], v[2], v[3], v[4], v[5] = a.means()
 		for i := range v {
@@ -209,7 +156,7 @@ func (res *Result) aggregate() {
 	}
 	if len(res.Reps) > 1 {
 		for _, r := range res.Reps {
-			var tot acc
+			var tot batchSums
 			for _, b := range r.batch {
 				tot.add(b)
 			}

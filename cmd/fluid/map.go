@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
+)
+
+type mapOptions struct {
+	k          int
+	tally      string
+	load       float64
+	period     float64
+	start      string
+	iterations int
+	tol        float64
+	json       bool
+}
+
+func newMap() *cobra.Command {
+	o := &mapOptions{}
+	cmd := &cobra.Command{
+		Use:   "map",
+		Short: "Iterate the refresh-period map of the stale board and report its attractor",
+		Long: `map iterates the refresh-period map Φ_T of the stale load board for k dispatchers
+with own tallies at load λ and refresh period T from a start, and reports where it
+settles: a fixed point (the balanced state, or a herded fixed point at short T), a
+cycle (the herd: two groups swapping), or nothing within --iterations. It prints the
+mean board value at each refresh, the mean time in system (averaged over the cycle),
+the branch (pass in progress at T) and the mass lost to truncation.
+
+--tally shared (one tally that every dispatcher adds to) and --tally partitioned
+(k dispatchers over N/k servers each) are both the k = 1 map. --start is empty
+(every queue empty; also balanced), balanced:L (every queue at L), half:B (half the
+servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
+		Example: `  fluid map -k 5 --load 0.9 --period 400
+  fluid map -k 5 --load 0.9 --period 1100 --start half:110
+  fluid map -k 5 --load 0.9 --period 20 --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), o) },
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends (1 = shared tally or partitioned)")
+	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
+	f.Float64Var(&o.load, "load", 0.9, "load λ per server, 0 < λ < 1")
+	f.Float64Var(&o.period, "period", 400, "refresh period T (mean service times)")
+	f.StringVar(&o.start, "start", "empty", "start: empty, balanced:L, half:B or spread:S")
+	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods to iterate")
+	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance that counts as settled")
+	f.BoolVar(&o.json, "json", false, "write JSON (see mapReport in doc.go)")
+	return cmd
+}
+
+// mapReport is the JSON output of `fluid map`.
+type mapReport struct {
+	K         int       `json:"k"`
+	Tally     string    `json:"tally"`   // own, shared or partitioned
+	ModelK    int       `json:"model_k"` // k of the map computed (1 unless own)
+	Load      float64   `json:"load"`
+	Period    float64   `json:"period"`
+	Start     string    `json:"start"`
+	Attractor string    `json:"attractor"`    // "fixed point", "cycle" or "not settled"
+	Cycle     int       `json:"cycle_period"` // 1 for a fixed point
+	BoardMean float64   `json:"board_mean"`   // mean board value at a refresh (over the cycle)
+	Sojourn   float64   `json:"sojourn"`      // mean time in system (over the cycle; not settled: last 100 periods)
+	Points    []float64 `json:"sojourn_points"`
+	// Branch is the pass in progress at T (fixed point only).
+	Branch     *int          `json:"branch"`
+	Leading    *complexValue `json:"leading"` // leading eigenvalue (fixed point only)
+	Radius     *float64      `json:"radius"`
+	Iterations int           `json:"iterations"`
+	Lost       float64       `json:"lost"` // largest mass lost to truncation in one period
+	// Status is converged (a fixed point or a cycle) or not_settled.
+	Status solver.Status `json:"status"`
+}
+
+// parseTally parses the words of --tally.
+func parseTally(s string) (staleboard.Tally, error) {
+	for t := staleboard.Own; t <= staleboard.Partitioned; t++ {
+		if strings.EqualFold(s, t.String()) {
+			return t, nil
+		}
+	}
+	return 0, param.Errorf("Tally", "unknown tally %q (want own, shared or partitioned)", s)
+}
+
+func runMap(w io.Writer, o *mapOptions) error {
+	// Zero settings mean the library's defaults; on the command line they
+	// are mistakes.
+	if o.iterations == 0 {
+		return usagef("invalid --iterations: 0, want at least 1")
+	}
+	if o.tol == 0 {
+		return usagef("invalid --tol: 0, want a number > 0")
+	}
+	tally, err := parseTally(o.tally)
+	if err != nil {
+		return paramUsage(err)
+	}
+	st, err := spec.ParseStart(o.start)
+	if err != nil {
+		return paramUsage(err)
+	}
+	p, err := staleboard.Board(st)
+	if err != nil {
+		return paramUsage(err)
+	}
+	m := &staleboard.Model{K: o.k, Load: o.load, Period: o.period, Tally: tally}
+	mp, err := staleboard.NewMap(m)
+	if err != nil {
+		return paramUsage(err)
+	}
+	att, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Start: p, Tol: o.tol, MaxIter: o.iterations})
+	if err != nil {
+		return paramUsage(err)
+	}
+	rep := &mapReport{
+		K: o.k, Tally: tally.String(), ModelK: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
+		Attractor: att.Kind.String(), Cycle: att.Period,
+		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
+		Iterations: att.Iterations, Lost: att.Lost, Status: att.Status,
+	}
+	if att.Kind == fixedpoint.FixedPoint {
+		sp, err := mp.Spectrum(att.Boards[0])
+		if err != nil {
+			return err
+		}
+		r, err := mp.Apply(att.Boards[0])
+		if err != nil {
+			return err
+		}
+		rep.Branch = ptr(r.Pass)
+		rep.Leading = ptr(complexOf(sp.Leading))
+		rep.Radius = ptr(sp.Radius)
+	}
+	if o.json {
+		return writeJSON(w, rep)
+	}
+	var b strings.Builder
+	tallyNote := ""
+	switch tally {
+	case staleboard.Shared:
+		tallyNote = " with a shared tally (the k = 1 map)"
+	case staleboard.Partitioned:
+		tallyNote = " partitioned (each part is the k = 1 map)"
+	}
+	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	switch att.Kind {
+	case fixedpoint.FixedPoint:
+		fmt.Fprintf(tw, "attractor\tfixed point after %d periods\n", att.Iterations)
+	case fixedpoint.Cycle:
+		fmt.Fprintf(tw, "attractor\tcycle of period %d after %d periods\n", att.Period, att.Iterations)
+	default:
+		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last 100)\n", att.Iterations)
+	}
+	fmt.Fprintf(tw, "mean board at a refresh\t%.6g\n", rep.BoardMean)
+	fmt.Fprintf(tw, "mean time in system\t%.6g (%.4g·T)\n", rep.Sojourn, rep.Sojourn/o.period)
+	if len(att.SojournPoints) > 1 {
+		fmt.Fprintf(tw, "  per period of the cycle\t%.6g\n", att.SojournPoints)
+	}
+	if rep.Branch != nil {
+		fmt.Fprintf(tw, "branch (pass at T)\t%d\n", *rep.Branch)
+		fmt.Fprintf(tw, "leading eigenvalue\t%s (spectral radius %.4g)\n", fmtComplex(*rep.Leading), *rep.Radius)
+	}
+	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)
+	tw.Flush()
+	_, err = io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,43 @@
+package bestofd_test
+
+import (
+	"fmt"
+
+	"github.com/fluidlb/fluid/meanfield/bestofd"
+	"github.com/fluidlb/fluid/spec"
+)
+
+// Best of two at λ = 0.9 with processor sharing and H2 sizes of SCV 30,
+// solved on the (small, giant) server state: the mean time in system is
+// the exponential one (PS is insensitive), and under FCFS it grows.
+func ExampleFixedPoint() {
+	h2 := spec.Sizes{Kind: spec.H2, SCV: 30}
+	for _, m := range []*bestofd.Model{
+		{D: 2, Load: 0.9},
+		{D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2},
+		{D: 2, Load: 0.9, Discipline: spec.FCFS, Sizes: h2},
+	} {
+		res, err := bestofd.FixedPoint(m, nil)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%v %v: mean time in system %.4f, %v, stable %v\n", m.Discipline, m.Sizes, res.Sojourn, res.Status, res.Abscissa < 0)
+	}
+	// Output:
+	// fcfs exp: mean time in system 2.6141, converged, stable true
+	// ps h2:30: mean time in system 2.6141, converged, stable true
+	// fcfs h2:30: mean time in system 14.7937, converged, stable true
+}
+
+// The refined mean field: best of two at λ = 0.9 with N servers.
+func ExampleRefined() {
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: 0.9}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("N = ∞: %.4f; N = 100: %.4f; N = 10: %.4f\n", r.Sojourn(0), r.Sojourn(100), r.Sojourn(10))
+	// Output:
+	// N = ∞: 2.6141; N = 100: 2.6584; N = 10: 3.0570
+}

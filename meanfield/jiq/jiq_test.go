@@ -1,0 +1,551 @@
+package jiq
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
+)
+
+// minOf returns the smallest entry.
+func minOf(v []float64) float64 { return slices.Min(v) }
+
+// settle runs the fluid ODE to its long-time limit or fails the test.
+func settle(t *testing.T, m *Model) *SettleResult {
+	t.Helper()
+	s, err := Settle(m, nil)
+	if err != nil || s.Status != solver.Converged {
+		t.Fatalf("%+v: %v, %v", *m, s, err)
+	}
+	return s
+}
+
+// Theorem 1 of the INFOCOM 2017 paper: basic JIQ blocking tends to
+// max{1 − R·α_R, 1 − 1/λ}, α_R the smallest share.
+func TestTheorem1Grid(t *testing.T) {
+	alphas := map[int][][]float64{
+		2: {{0.5, 0.5}, {0.7, 0.3}, {0.1, 0.9}, {0.55, 0.45}},
+		3: {{0.6, 0.2, 0.2}, {0.2, 0.5, 0.3}, {1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.45, 0.35, 0.2}},
+		5: {{0.3, 0.25, 0.2, 0.15, 0.1}, {0.05, 0.2, 0.25, 0.2, 0.3}, {0.2, 0.2, 0.2, 0.2, 0.2}},
+	}
+	loads := []float64{0.1, 0.5, 0.8, 0.95, 1, 1.3, 2, 2.9}
+	for R, list := range alphas {
+		for _, a := range list {
+			for _, lam := range loads {
+				want := math.Max(1-float64(R)*minOf(a), 1-1/lam)
+				want = math.Max(want, 0)
+				m := &Model{Scenario: Blocking, Load: lam, Alpha: a}
+				lim, err := Limit(m, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Closed form: exact up to rounding.
+				if math.Abs(lim.Blocking-want) > 1e-12 {
+					t.Errorf("R=%d α=%v λ=%v: closed form B = %.15g, want %.15g", R, a, lam, lim.Blocking, want)
+				}
+				// Root equation of the exchange model as ν → 0: its root is
+				// continuous in ν, and at ν = 1e-9 the blocking moves by
+				// O(ν), far below the 1e-6 acceptance tolerance.
+				mr := *m
+				mr.Exchange = 1e-9
+				limr, err := Limit(&mr, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(limr.Blocking-want) > 1e-6 {
+					t.Errorf("R=%d α=%v λ=%v: root equation B = %.12g, want %.12g", R, a, lam, limr.Blocking, want)
+				}
+				// The ODE's long-time limit (residual ≤ 1e-13).
+				s := settle(t, m)
+				if math.Abs(s.Blocking-want) > 1e-6 {
+					t.Errorf("R=%d α=%v λ=%v: ODE limit B = %.12g, want %.12g", R, a, lam, s.Blocking, want)
+				}
+				if lim.TokensDetermined {
+					for r := range a {
+						if d := math.Abs(s.State.Tokens[r] - lim.Tokens[r]); d > 1e-6 {
+							t.Errorf("R=%d α=%v λ=%v: tokens %v (ODE) vs %v (closed form)", R, a, lam, s.State.Tokens, lim.Tokens)
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGeneralBetaAndExchangeBlocking(t *testing.T) {
+	// With general β and ν = 0: x₀* = min{1, λ·min α_r/β_r}.
+	m := &Model{Scenario: Blocking, Load: 0.8, Alpha: []float64{0.5, 0.3, 0.2}, Beta: []float64{0.2, 0.3, 0.5}}
+	lim, err := Limit(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0.8 * 0.4; math.Abs(lim.Busy-want) > 1e-14 || math.Abs(lim.Tokens[2]-(1-want)) > 1e-14 {
+		t.Errorf("busy %v tokens %v, want busy %v with all tokens at dispatcher 3", lim.Busy, lim.Tokens, want)
+	}
+	// With ν > 0 the fixed point solves x = Σ min{α_r·λ, β_r·x + ν(1 − x)/R}
+	// and x_r = [β_r·x + ν(1−x)/R − α_r·λ]⁺/ν: check both equations and the
+	// ODE limit for several ν.
+	for _, nu := range []float64{0.01, 0.3, 2, 10} {
+		m := &Model{Scenario: Blocking, Load: 0.7, Alpha: []float64{0.6, 0.25, 0.15}, Beta: []float64{0.2, 0.3, 0.5}, Exchange: nu}
+		lim, err := Limit(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := lim.Busy
+		var rhs float64
+		for r, a := range m.Alpha {
+			in := m.Beta[r]*x + nu*(1-x)/3
+			rhs += math.Min(a*m.Load, in)
+			if want := math.Max(0, in-a*m.Load) / nu; math.Abs(lim.Tokens[r]-want) > 1e-12 {
+				t.Errorf("ν=%v: x_%d = %v, want %v", nu, r+1, lim.Tokens[r], want)
+			}
+		}
+		if math.Abs(rhs-x) > 1e-14 {
+			t.Errorf("ν=%v: root residual %g", nu, rhs-x)
+		}
+		s := settle(t, m)
+		if math.Abs(s.State.Busy-x) > 1e-6 || math.Abs(s.Blocking-lim.Blocking) > 1e-6 {
+			t.Errorf("ν=%v: ODE limit busy %v B %v, closed form %v %v", nu, s.State.Busy, s.Blocking, x, lim.Blocking)
+		}
+	}
+}
+
+// The closed-form trajectory: basic blocking JIQ, R = 2,
+// λ = 0.5, α = (0.7, 0.3), start x = (0, ½, ½).
+func TestClosedFormTrajectory(t *testing.T) {
+	const lam, a1, a2 = 0.5, 0.7, 0.3
+	x1Phase1 := func(tt float64) float64 { return 0.5 - lam*(a1-0.5)*tt - lam/2*(1-math.Exp(-tt)) }
+	// t₁ from the phase-1 formula by bisection (x₁ is decreasing there).
+	t1 := bisect(x1Phase1, 0, 10)
+	if math.Abs(t1-2.672669) > 5e-7 { // t₁ is known to 7 digits
+		t.Fatalf("closed-form t₁ = %.9f, want 2.672669", t1)
+	}
+	x0 := func(tt float64) float64 {
+		if tt <= t1 {
+			return lam * (1 - math.Exp(-tt))
+		}
+		x0t1 := lam * (1 - math.Exp(-t1))
+		return 2*a2*lam + (x0t1-2*a2*lam)*math.Exp(-(tt-t1)/2)
+	}
+	m := &Model{Scenario: Blocking, Load: lam, Alpha: []float64{a1, a2}}
+	times := []float64{1, 2, 3, 5, 10, 20}
+	var got []float64
+	res, err := Trajectory(m, &TrajectorySettings{Start: &State{Busy: 0, Tokens: []float64{0.5, 0.5}}, Until: 20,
+		Times: times,
+		Output: func(p *Point) error {
+			got = append(got, p.Busy)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Switches) != 1 || res.Switches[0].Dispatcher != 0 || !res.Switches[0].Empty {
+		t.Fatalf("switches %+v, want dispatcher 1 emptying once", res.Switches)
+	}
+	if d := math.Abs(res.Switches[0].T - t1); d > 1e-6 {
+		t.Errorf("pool 1 empties at %.9f, closed form %.9f", res.Switches[0].T, t1)
+	}
+	for i, tt := range times {
+		if d := math.Abs(got[i] - x0(tt)); d > 1e-6 {
+			t.Errorf("x₀(%v) = %.10f, closed form %.10f", tt, got[i], x0(tt))
+		}
+	}
+	if res.ConservationError > 1e-9 {
+		t.Errorf("conservation error %g", res.ConservationError)
+	}
+	// The limits: x₀ → 0.3, B → 0.4.
+	lim, err := Limit(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lim.Busy-0.3) > 1e-14 || math.Abs(lim.Blocking-0.4) > 1e-14 {
+		t.Errorf("limit x₀ = %v, B = %v; want 0.3, 0.4", lim.Busy, lim.Blocking)
+	}
+}
+
+func TestQueueingLimits(t *testing.T) {
+	// R = 2 basic JIQ: E[W] → λ(α₁ − ½)/(1 − λα₁).
+	for _, a1 := range []float64{0.5, 0.6, 0.75, 0.9, 0.99} {
+		for _, lam := range []float64{0.1, 0.5, 0.9, 0.99} {
+			m := &Model{Scenario: Queueing, Load: lam, Alpha: []float64{1 - a1, a1}}
+			lim, err := Limit(m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := lam * (a1 - 0.5) / (1 - lam*a1)
+			if math.Abs(lim.MeanWait-want) > 1e-12 {
+				t.Errorf("α₁=%v λ=%v: E[W] = %.15g, want %.15g", a1, lam, lim.MeanWait, want)
+			}
+			if lam <= 0.9 {
+				s := settle(t, m)
+				if math.Abs(s.RandomRate-lim.RandomRate) > 1e-6 {
+					t.Errorf("α₁=%v λ=%v: ODE λ₂ = %.10g, root %.10g", a1, lam, s.RandomRate, lim.RandomRate)
+				}
+			}
+		}
+	}
+	// The R = 3 counterexample: λ = 0.5 gives E[W] = 4/21 ≈
+	// 0.1905 for α = (.6,.2,.2) but 1/9 ≈ 0.1111 for α = (.4,.4,.2).
+	for _, c := range []struct {
+		alpha []float64
+		want  float64
+	}{{[]float64{0.6, 0.2, 0.2}, 4.0 / 21}, {[]float64{0.4, 0.4, 0.2}, 1.0 / 9}} {
+		m := &Model{Scenario: Queueing, Load: 0.5, Alpha: c.alpha}
+		lim, err := Limit(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(lim.MeanWait-c.want) > 1e-12 {
+			t.Errorf("α=%v: E[W] = %.15g, want %.15g", c.alpha, lim.MeanWait, c.want)
+		}
+		if math.Abs(lim.FractionRandom-lim.RandomRate/0.5) > 1e-15 || math.Abs(lim.Sojourn-1-lim.MeanWait) > 1e-15 {
+			t.Errorf("α=%v: inconsistent derived quantities %+v", c.alpha, lim)
+		}
+		s := settle(t, m)
+		if math.Abs(s.RandomRate-lim.RandomRate) > 1e-6 {
+			t.Errorf("α=%v: ODE λ₂ = %.10g, root %.10g", c.alpha, s.RandomRate, lim.RandomRate)
+		}
+		// Occupancy: y₀ = 1 − λ, y_i = λ(1 − λ₂)λ₂^(i−1).
+		for i, yi := range s.State.Occupancy[:6] {
+			if d := math.Abs(yi - lim.Occupancy[i]); d > 1e-6 {
+				t.Errorf("α=%v: y_%d = %.10g (ODE), %.10g (closed form)", c.alpha, i, yi, lim.Occupancy[i])
+			}
+		}
+		if lim.TruncatedMass > defaultTailTol {
+			t.Errorf("truncated mass %g above the default tolerance", lim.TruncatedMass)
+		}
+	}
+}
+
+func TestEnhancements(t *testing.T) {
+	alphas := [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.1, 0.2, 0.3, 0.4}}
+	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+		for _, a := range alphas {
+			for _, lam := range []float64{0.3, 0.8, 0.95} {
+				delay := func(l *LimitResult) float64 {
+					if scen == Blocking {
+						return l.Blocking
+					}
+					return l.MeanWait
+				}
+				// Enhancement 1: β = α gives zero blocking and zero wait.
+				m := &Model{Scenario: scen, Load: lam, Alpha: a, Beta: a}
+				lim, err := Limit(m, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if delay(lim) > 1e-12 || !lim.ZeroDelay {
+					t.Errorf("%v β=α=%v λ=%v: delay %g (zero flag %v)", scen, a, lam, delay(lim), lim.ZeroDelay)
+				}
+				// Enhancement 2: ν* = (R·α₁ − 1)λ/(1 − λ) for basic β.
+				m = &Model{Scenario: scen, Load: lam, Alpha: a}
+				nuStar := (float64(len(a))*slices.Max(a) - 1) * lam / (1 - lam)
+				if got := m.NuStar(); math.Abs(got-nuStar) > 1e-12*nuStar {
+					t.Errorf("ν* = %v, want %v", got, nuStar)
+				}
+				above, below := *m, *m
+				above.Exchange, below.Exchange = 1.001*nuStar, 0.999*nuStar
+				la, err := Limit(&above, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lb, err := Limit(&below, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if delay(la) > 1e-12 || !la.ZeroDelay {
+					t.Errorf("%v α=%v λ=%v: ν = 1.001ν* gives delay %g", scen, a, lam, delay(la))
+				}
+				if delay(lb) <= 1e-9 || lb.ZeroDelay {
+					t.Errorf("%v α=%v λ=%v: ν = 0.999ν* gives delay %g, want > 0", scen, a, lam, delay(lb))
+				}
+				// The ODE agrees on both sides.
+				for _, mm := range []*Model{&above, &below} {
+					l, _ := Limit(mm, nil)
+					s := settle(t, mm)
+					got, want := s.Blocking, l.Blocking
+					if scen == Queueing {
+						got, want = s.RandomRate, l.RandomRate
+					}
+					if math.Abs(got-want) > 1e-6 {
+						t.Errorf("%v α=%v λ=%v ν=%v: ODE %.10g, root %.10g", scen, a, lam, mm.Exchange, got, want)
+					}
+				}
+			}
+		}
+	}
+	// λ ≥ 1 (blocking): no exchange rate removes blocking.
+	m := &Model{Scenario: Blocking, Load: 1.2, Alpha: []float64{0.5, 0.5}, Exchange: 100}
+	lim, _ := Limit(m, nil)
+	if !math.IsInf(lim.NuStar, 1) || lim.ZeroDelay || math.Abs(lim.Blocking-(1-1/1.2)) > 1e-12 {
+		t.Errorf("λ = 1.2: ν* = %v, zero %v, B = %v", lim.NuStar, lim.ZeroDelay, lim.Blocking)
+	}
+}
+
+func TestConservationAlongTrajectories(t *testing.T) {
+	cases := []struct {
+		m    Model
+		init *State
+	}{
+		{Model{Scenario: Blocking, Load: 0.9, Alpha: []float64{0.5, 0.3, 0.2}}, nil},
+		{Model{Scenario: Blocking, Load: 1.7, Alpha: []float64{0.5, 0.3, 0.2}, Exchange: 0.5}, &State{Busy: 0.9, Tokens: []float64{0.1, 0, 0}}},
+		{Model{Scenario: Queueing, Load: 0.9, Alpha: []float64{0.6, 0.3, 0.1}, Beta: []float64{0.5, 0.3, 0.2}, Exchange: 0.2}, nil},
+		{Model{Scenario: Queueing, Load: 0.7, Alpha: []float64{0.8, 0.2}}, &State{Occupancy: []float64{0.2, 0.1, 0.1, 0.2, 0.4}, Tokens: []float64{0.2, 0}}},
+	}
+	for _, c := range cases {
+		res, err := Trajectory(&c.m, &TrajectorySettings{Start: c.init, Until: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ConservationError > 1e-9 {
+			t.Errorf("%+v: conservation error %g", c.m, res.ConservationError)
+		}
+		if len(res.Switches) == 0 {
+			t.Errorf("%+v: no pool switched; the case does not exercise the sliding rule", c.m)
+		}
+		// No chattering: the number of steps stays that of a smooth problem.
+		if res.Stats.Steps > 5000 {
+			t.Errorf("%+v: %d steps", c.m, res.Stats.Steps)
+		}
+		for _, x := range res.Final.Tokens {
+			if x < 0 {
+				t.Errorf("%+v: negative token mass %v", c.m, res.Final.Tokens)
+			}
+		}
+	}
+}
+
+func TestDispatcherOrder(t *testing.T) {
+	// Results follow the user's order: a permuted α gives permuted tokens
+	// and the same blocking, wait and ν*.
+	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+		a := []float64{0.2, 0.5, 0.3}
+		p := []float64{0.5, 0.3, 0.2}
+		perm := []int{1, 2, 0} // p[i] = a[perm[i]]
+		la, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: a, Exchange: 0.3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: p, Exchange: 0.3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if la.Blocking != lp.Blocking || math.Abs(la.MeanWait-lp.MeanWait) > 1e-15 || la.NuStar != lp.NuStar {
+			t.Errorf("%v: order changes the limit: %+v vs %+v", scen, la, lp)
+		}
+		for i := range p {
+			if math.Abs(lp.Tokens[i]-la.Tokens[perm[i]]) > 1e-15 {
+				t.Errorf("%v: tokens %v for α=%v, %v for α=%v", scen, la.Tokens, a, lp.Tokens, p)
+			}
+		}
+	}
+}
+
+func TestStability(t *testing.T) {
+	// Blocking, unique non-empty pool r: the smooth regime is
+	// x_r' = β_r(1 − x_r) + ν·x_r/R − α_r·λ − ν·x_r, eigenvalue
+	// −(β_r + ν(1 − 1/R)).
+	for _, nu := range []float64{0, 0.5, 3} {
+		m := &Model{Scenario: Blocking, Load: 0.6, Alpha: []float64{0.6, 0.3, 0.1}, Exchange: nu}
+		lim, err := Limit(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := lim.Stability
+		if st.Verdict != Stable {
+			t.Errorf("ν=%v: %v (%s)", nu, st.Verdict, st.Note)
+		}
+		if nu == 0 {
+			if want := -(1.0 / 3); len(st.Eigenvalues) != 1 || math.Abs(real(st.Eigenvalues[0])-want) > 1e-9 {
+				t.Errorf("ν=0: eigenvalues %v, want [%v]", st.Eigenvalues, want)
+			}
+		}
+	}
+	// Tied ratios: a continuum of fixed points, so a zero eigenvalue.
+	lim, _ := Limit(&Model{Scenario: Blocking, Load: 0.5, Alpha: []float64{0.5, 0.25, 0.25}}, nil)
+	if lim.Stability.Verdict != Neutral || lim.TokensDetermined {
+		t.Errorf("tied ratios: %v, determined %v", lim.Stability.Verdict, lim.TokensDetermined)
+	}
+	// Queueing: an independent check of the Jacobian. Perturb the fixed
+	// point along the eigenvector of the slowest eigenvalue μ and integrate
+	// the full nonlinear ODE: the perturbation must shrink like e^{μt}
+	// (to 1%: the perturbation is 1e-6, so nonlinear effects are ~1e-6
+	// relative, and the integration runs at rtol 1e-12).
+	m := &Model{Scenario: Queueing, Load: 0.7, Alpha: []float64{0.6, 0.25, 0.15}, Exchange: 0.2}
+	lim, err := Limit(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.Stability.Verdict != Stable {
+		t.Fatalf("queueing fixed point %v", lim.Stability.Verdict)
+	}
+	sr := m.smoothRegime(lim)
+	var eig mat.Eigen
+	if !eig.Factorize(sr.jacobian(), mat.EigenRight) {
+		t.Fatal("eigen failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.CDense
+	eig.VectorsTo(&vecs)
+	lead := 0
+	for i, v := range vals {
+		if real(v) > real(vals[lead]) {
+			lead = i
+		}
+	}
+	if imag(vals[lead]) != 0 || real(vals[lead]) != lim.Stability.Abscissa {
+		t.Fatalf("leading eigenvalue %v, abscissa %v", vals[lead], lim.Stability.Abscissa)
+	}
+	delta := make([]float64, sr.sys.dim)
+	for j, d := range sr.dirs {
+		for k := range delta {
+			delta[k] += 1e-6 * real(vecs.At(j, lead)) * d[k]
+		}
+	}
+	init := State{Occupancy: slices.Clone(sr.st[:sr.sys.xoff]), Tokens: slices.Clone(sr.st[sr.sys.xoff:])}
+	for i := range init.Occupancy {
+		init.Occupancy[i] += delta[i]
+	}
+	for r := range init.Tokens {
+		init.Tokens[r] += delta[sr.sys.xoff+r]
+	}
+	mm := *m
+	mm.IMax = lim.IMax // the same truncation as the analysis
+	dist := make(map[float64]float64)
+	// The fixed point of the truncated ODE differs from the untruncated
+	// closed form by about the truncated mass (1e-12), well below the
+	// perturbation at the times used.
+	_, err = Trajectory(&mm, &TrajectorySettings{Start: &init, Until: 20, RTol: 1e-12, ATol: 1e-16, Times: []float64{0, 10, 20}, Output: func(p *Point) error {
+		var d float64
+		for i, y := range p.Occupancy {
+			d += math.Abs(y - sr.st[i])
+		}
+		dist[p.T] = d
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []float64{10, 20} {
+		rate := math.Log(dist[tt]/dist[0]) / tt
+		if math.Abs(rate-lim.Stability.Abscissa) > 0.01*math.Abs(lim.Stability.Abscissa) {
+			t.Errorf("eigen-perturbation decays at rate %.6f over [0, %v], eigenvalue %.6f", rate, tt, lim.Stability.Abscissa)
+		}
+	}
+}
+
+func TestTruncation(t *testing.T) {
+	m := &Model{Scenario: Queueing, Load: 0.95, Alpha: []float64{0.9, 0.1}}
+	lim, err := Limit(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.TruncatedMass > defaultTailTol || lim.IMax < 10 {
+		t.Errorf("automatic imax %d leaves %g", lim.IMax, lim.TruncatedMass)
+	}
+	// One level lower would exceed the tolerance: the choice is minimal.
+	if lower := m.Load * math.Pow(lim.RandomRate, float64(lim.IMax-1)); lower <= defaultTailTol {
+		t.Errorf("imax %d is not minimal (mass above imax−1 is %g)", lim.IMax, lower)
+	}
+	m.IMax = 20
+	_, err = Limit(m, nil)
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Param != "IMax" {
+		t.Errorf("imax too small: %v", err)
+	}
+	// A trajectory pressed against the truncation reports it.
+	m = &Model{Scenario: Queueing, Load: 0.5, Alpha: []float64{0.5, 0.5}, IMax: 12}
+	occ := make([]float64, 13)
+	occ[12] = 1
+	res, err := Trajectory(m, &TrajectorySettings{Start: &State{Occupancy: occ, Tokens: []float64{0, 0}}, Until: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BoundaryMass < 0.9 {
+		t.Errorf("boundary mass %v, want ≈ 1", res.BoundaryMass)
+	}
+}
+
+func TestSingleDispatcher(t *testing.T) {
+	for _, lam := range []float64{0.5, 1, 2} {
+		lim, err := Limit(&Model{Scenario: Blocking, Load: lam, Alpha: []float64{1}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := math.Max(0, 1-1/lam); math.Abs(lim.Blocking-want) > 1e-15 {
+			t.Errorf("R=1 λ=%v: B = %v, want %v", lam, lim.Blocking, want)
+		}
+	}
+	lim, err := Limit(&Model{Scenario: Queueing, Load: 0.9, Alpha: []float64{1}}, nil)
+	if err != nil || lim.MeanWait != 0 {
+		t.Errorf("R=1 queueing: E[W] = %v (%v)", lim.MeanWait, err)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		m     Model
+		param string
+	}{
+		{Model{Load: 0, Alpha: []float64{1}}, "Load"},
+		{Model{Load: -1, Alpha: []float64{1}}, "Load"},
+		{Model{Load: nan, Alpha: []float64{1}}, "Load"},
+		{Model{Load: math.Inf(1), Alpha: []float64{1}}, "Load"},
+		{Model{Scenario: Queueing, Load: 1, Alpha: []float64{1}}, "Load"},
+		{Model{Load: 0.5}, "Alpha"},
+		{Model{Load: 0.5, Alpha: []float64{0.5, 0.6}}, "Alpha"},
+		{Model{Load: 0.5, Alpha: []float64{1.2, -0.2}}, "Alpha"},
+		{Model{Load: 0.5, Alpha: []float64{1, 0}}, "Alpha"},
+		{Model{Load: 0.5, Alpha: []float64{nan, 1}}, "Alpha"},
+		{Model{Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{1}}, "Beta"},
+		{Model{Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{0.7, 0.7}}, "Beta"},
+		{Model{Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{1.5, -0.5}}, "Beta"},
+		{Model{Load: 0.5, Alpha: []float64{1}, Exchange: -1}, "Exchange"},
+		{Model{Load: 0.5, Alpha: []float64{1}, Exchange: nan}, "Exchange"},
+		{Model{Load: 0.5, Alpha: []float64{1}, IMax: -3}, "IMax"},
+		{Model{Load: 0.5, Alpha: []float64{1}, TailTol: 2}, "TailTol"},
+		{Model{Scenario: 7, Load: 0.5, Alpha: []float64{1}}, "Scenario"},
+	}
+	for _, c := range cases {
+		_, err := Limit(&c.m, nil)
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("%+v: error %v, want one naming %q", c.m, err, c.param)
+		}
+	}
+	// A sum off by less than 1e-9 is accepted (normalized inputs).
+	if _, err := Limit(&Model{Load: 0.5, Alpha: []float64{0.5, 0.5 + 5e-10}}, nil); err != nil {
+		t.Errorf("sum within 1e-9 rejected: %v", err)
+	}
+	m := &Model{Load: 0.5, Alpha: []float64{0.5, 0.5}}
+	for _, c := range []struct {
+		init  State
+		until float64
+		param string
+	}{
+		{State{Busy: 0.5, Tokens: []float64{0.5}}, 1, "Start"},
+		{State{Busy: 0.5, Tokens: []float64{0.5, 0.5}}, 1, "Start"},
+		{State{Busy: -0.5, Tokens: []float64{1, 0.5}}, 1, "Start"},
+		{State{Busy: 0, Tokens: []float64{0.5, 0.5}}, -1, "Until"},
+		{State{Busy: 0, Tokens: []float64{0.5, 0.5}}, nan, "Until"},
+	} {
+		_, err := Trajectory(m, &TrajectorySettings{Start: &c.init, Until: c.until})
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("init %+v until %v: %v, want an error naming %q", c.init, c.until, err, c.param)
+		}
+	}
+	q := &Model{Scenario: Queueing, Load: 0.5, Alpha: []float64{0.5, 0.5}}
+	if _, err := Trajectory(q, &TrajectorySettings{Start: &State{Occupancy: []float64{0.5, 0.5}, Tokens: []float64{0.3, 0.3}}, Until: 1}); err == nil {
+		t.Error("tokens not matching y₀ accepted")
+	}
+}

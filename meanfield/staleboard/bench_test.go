@@ -1,0 +1,60 @@
+package staleboard
+
+import "testing"
+
+// benchBoard returns the balanced fixed point's board for the benchmark
+// by plain iteration from an empty board.
+func benchBoard(b *testing.B, m *Map) []float64 {
+	p := []float64{1}
+	for range 60 {
+		r, err := m.Apply(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p = r.Next
+	}
+	return p
+}
+
+// BenchmarkMap is one map evaluation at k = 5, λ = 0.9, T = 400 from the
+// balanced state (target: under 5 ms).
+func BenchmarkMap(b *testing.B) {
+	m, err := NewMap(&Model{K: 5, Load: 0.9, Period: 400})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := benchBoard(b, m)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Apply(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEdge is one edge search, k = 5, λ = 0.9 (target: under 2 s).
+func BenchmarkEdge(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Edge(&Model{K: 5, Load: 0.9}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEdgeTable is the table of `fluid edge -k 2..10 --load
+// 0.8,0.9,0.95`: 27 entries on all cores (target: under 2 minutes on 2).
+func BenchmarkEdgeTable(b *testing.B) {
+	var models []Model
+	for _, load := range []float64{0.8, 0.9, 0.95} {
+		for k := 2; k <= 10; k++ {
+			models = append(models, Model{K: k, Load: load})
+		}
+	}
+	for b.Loop() {
+		if _, err := EdgeTable(models, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

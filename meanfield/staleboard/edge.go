@@ -1,0 +1,397 @@
+package staleboard
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/solver"
+)
+
+// EdgeSettings control Edge. Zero fields mean defaults.
+type EdgeSettings struct {
+	// Floor is the lowest scaled period T(1−λ)² searched. Default 0.05.
+	Floor float64
+	// Top is the scaled period where the search starts; the balanced
+	// fixed point must exist there (it is doubled until it does). Default
+	// 1.25·max(0.9(k−2), 0.5) + 1, above the seed's line by a margin wider
+	// than the model's deviations from it.
+	Top float64
+	// RelTol is the relative width of the final bracket. Default 1e-4.
+	RelTol float64
+	// Confirm runs the dynamic confirmation (see EdgeConfirmation).
+	Confirm bool
+	// Workers is the number of entries EdgeTable computes at once. Default
+	// GOMAXPROCS. Results do not depend on it.
+	Workers int
+	// Progress, if not nil, is told of every fixed-point solve and of every
+	// finished entry. EdgeTable calls it from several goroutines at once.
+	Progress func(EdgeProgress)
+}
+
+// EdgeProgress is one step of an edge computation.
+type EdgeProgress struct {
+	// Entry is the index of the model in EdgeTable's list (0 for Edge).
+	Entry int
+	// Period is the T of the fixed-point solve just done, and Found whether
+	// it found a stable balanced fixed point (zero values when Done is set).
+	Period float64
+	Found  bool
+	// Done is the entry's result once it is finished, nil before.
+	Done *EdgeResult
+}
+
+// EdgeConfirmation checks the edge by plain iteration of the map.
+type EdgeConfirmation struct {
+	// Above is a period just above T* (the followed fixed point nearest
+	// 1.01·T*): a zero-sum perturbation (size 1e-4) of the balanced fixed
+	// point there shrinks by AboveDecay after 100 iterations.
+	Above      float64
+	AboveDecay float64
+	AboveOK    bool
+	// Below is 0.99·T*: iterating from the last balanced fixed point, the
+	// board mean leaves the balanced state (exceeds twice its value) after
+	// BelowIterations iterations, and the mean time in system there is
+	// BelowSojourn (the herd's).
+	Below           float64
+	BelowTipped     bool
+	BelowIterations int
+	BelowSojourn    float64
+}
+
+// EdgeResult is the tipping edge of the stale board with k dispatchers.
+type EdgeResult struct {
+	K     int
+	Load  float64
+	Tally Tally
+	// Found is false when the balanced fixed point can be followed down to
+	// the floor (no edge, as for k = 2).
+	Found bool
+	// Period is T*, the lowest refresh period with a stable balanced fixed
+	// point (followed from long T, hops between coexisting branches
+	// allowed), and Scaled = T*(1−λ)². When !Found they are the floor.
+	Period, Scaled float64
+	// Lo and Hi bracket the edge in T: balanced fixed point at Hi, none
+	// reachable at Lo.
+	Lo, Hi float64
+	// Collision is the T at which the last branch's border distance
+	// t_{V+1} − T, extrapolated, reaches zero (NaN if not estimated).
+	Collision float64
+	// Branch is V, the pass in progress at T* on the last balanced fixed
+	// point (the branch that ends).
+	Branch int
+	// Mechanism is how the branch ends: a border collision (the map is only
+	// piecewise smooth) or an eigenvalue crossing.
+	Mechanism fixedpoint.Mechanism
+	// Leading is the leading eigenvalue of the map's Jacobian (zero-sum
+	// perturbations) at the last stable fixed point, Radius its modulus.
+	Leading complex128
+	Radius  float64
+	// BoardMean and Sojourn at the last balanced fixed point.
+	BoardMean, Sojourn float64
+	// Line is the seed's reference 0.9(k − 2).
+	Line float64
+	// Confirmation is set when EdgeSettings.Confirm is.
+	Confirmation *EdgeConfirmation
+	// Evaluations counts the map evaluations, Seconds the wall time.
+	Evaluations int
+	Seconds     float64
+	// Status is Converged once the edge is bracketed to RelTol, or the
+	// balanced state followed down to the floor.
+	Status solver.Status
+}
+
+// Edge computes the tipping edge T* of the refresh-period map for the
+// model's k dispatchers at load λ (its Period must be 0: the edge is a
+// period): the lowest T down to which a stable balanced fixed point can be
+// followed from long T. The balanced fixed point is followed with
+// fixedpoint.FollowEnd (continuation, hops to coexisting branches, a
+// dynamic stability test); a step counts as following the balanced state
+// only if the board mean changes by less than a factor 1.6 (the herd
+// multiplies it by 5 or more).
+func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
+	set, err := edgeSettings(m, s)
+	if err != nil {
+		return nil, err
+	}
+	return edge(m, set, 0)
+}
+
+// edgeSettings checks an edge's model (which takes no period), fills in
+// the settings' defaults and checks them.
+func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if m.Period != 0 {
+		return nil, param.Errorf("Period", "T = %v: the edge is a refresh period, leave Period 0", m.Period)
+	}
+	set := EdgeSettings{}
+	if s != nil {
+		set = *s
+	}
+	set.Floor = param.Or(set.Floor, 0.05)
+	set.Top = param.Or(set.Top, 1.25*math.Max(line(m.K), 0.5)+1)
+	set.RelTol = param.Or(set.RelTol, 1e-4)
+	if err := param.Positive("Floor", set.Floor); err != nil {
+		return nil, err
+	}
+	if !(set.Top > set.Floor) || !param.Finite(set.Top) {
+		return nil, param.Errorf("Top", "search range [%v, %v] in T(1−λ)² is empty", set.Floor, set.Top)
+	}
+	if !(set.RelTol > 0 && set.RelTol < 1) {
+		return nil, param.Errorf("RelTol", "%v, want a number in (0, 1)", set.RelTol)
+	}
+	if set.Workers < 0 {
+		return nil, param.Errorf("Workers", "%d, want ≥ 0 (0: all cores)", set.Workers)
+	}
+	return &set, nil
+}
+
+// line is the write-up's reference line 0.9(k − 2) for the edge in
+// T(1−λ)².
+func line(k int) float64 { return 0.9 * float64(k-2) }
+
+// edge computes one entry with settings already filled in.
+func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
+	start := time.Now()
+	k, load := mod.MapK(), mod.Load
+	progress := func(p EdgeProgress) {
+		if set.Progress != nil {
+			p.Entry = entryIndex
+			set.Progress(p)
+		}
+	}
+	line := line(mod.K)
+	scale := (1 - load) * (1 - load)
+	res := &EdgeResult{K: mod.K, Load: load, Tally: mod.Tally, Line: line, Collision: math.NaN()}
+
+	// Size the support at the top: the balanced fixed point there, from an
+	// empty board, raising the top until it is balanced.
+	top := set.Top / scale
+	var n int
+	var x0 []float64
+	for {
+		fp, err := FixedPoint(&Model{K: k, Load: load, Period: top}, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Evaluations += fp.Solve.Evaluations
+		if fp.Status == solver.Converged && fp.Map.Sojourn*(1-load) < 5 {
+			n = max(2*support(fp.Board, 1e-18)+32, 64)
+			x0 = pad(fp.Board[:min(len(fp.Board), n)], n)
+			break
+		}
+		if top > 1e6 {
+			return nil, fmt.Errorf("staleboard: no balanced state found up to T = %g (k = %d, λ = %v)", top, k, load)
+		}
+		top *= 2
+	}
+	maps := map[float64]*Map{}
+	mapAt := func(T float64) (*Map, error) {
+		if m, ok := maps[T]; ok {
+			return m, nil
+		}
+		if !(T > 0) || !param.Finite(T) {
+			return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
+		}
+		m := newMap(k, load, T)
+		maps[T] = m
+		return m, nil
+	}
+	fam := &fixedpoint.Family{
+		Map: func(T float64) (fixedpoint.Func, error) {
+			m, err := mapAt(T)
+			if err != nil {
+				return nil, err
+			}
+			f := &supportFunc{m: m}
+			return func(dst, x []float64) error {
+				f.lost = 0
+				if err := f.eval(dst, x); err != nil {
+					return fmt.Errorf("%w: %v", fixedpoint.ErrDomain, err)
+				}
+				if f.lost > 1e-10 {
+					// The state outgrew the support: far from balanced.
+					return fmt.Errorf("%w: %.3g of the mass left the support", fixedpoint.ErrDomain, f.lost)
+				}
+				return nil
+			}, nil
+		},
+		Start: func(float64) []float64 { return pad([]float64{1}, n) },
+		Same: func(prev, next []float64) bool {
+			a, b := Mean(prev), Mean(next)
+			return b < 1.6*a+1 && a < 1.6*b+1
+		},
+		Border: func(T float64, x []float64) (int, float64) {
+			m, err := mapAt(T)
+			if err != nil {
+				return 0, math.NaN()
+			}
+			r, err := m.Apply(x)
+			if err != nil {
+				return 0, math.NaN()
+			}
+			// The branch V ends where t_{V+1} reaches T; crossing t_V only
+			// continues the fixed point onto branch V − 1.
+			return r.Pass, r.PassEnd - T
+		},
+	}
+	end, err := fixedpoint.FollowEnd(fam, &fixedpoint.EndSettings{
+		Hi:       top,
+		X0:       x0,
+		Lo:       set.Floor / scale,
+		RelTol:   set.RelTol,
+		Progress: func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) },
+		// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
+		// gives the outer eigenvalues for 48 evaluations.
+		Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Evaluations += end.Evaluations
+	res.Found = end.Mechanism != fixedpoint.NoEnd
+	res.Period, res.Lo, res.Hi = end.Hi, end.Lo, end.Hi
+	res.Scaled = res.Period * scale
+	res.Branch, res.Mechanism, res.Collision = end.Piece, end.Mechanism, end.Collision
+	if end.Spectrum != nil {
+		res.Leading, res.Radius = end.Spectrum.Leading, end.Spectrum.Radius
+	}
+	m, err := mapAt(end.Hi)
+	if err != nil {
+		return nil, err
+	}
+	r, err := m.Apply(end.X)
+	if err != nil {
+		return nil, err
+	}
+	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
+	if set.Confirm && res.Found {
+		// Above the edge, start from the followed (verified stable) fixed
+		// point nearest 1.01·T*; below it, from the last one.
+		above := end.Hi
+		xa := end.X
+		for _, sm := range end.Samples {
+			if sm.OK && sm.Theta > end.Hi && (above == end.Hi || math.Abs(sm.Theta-1.01*end.Hi) < math.Abs(above-1.01*end.Hi)) {
+				above, xa = sm.Theta, sm.X
+			}
+		}
+		c, evals, err := confirmEdge(k, load, end.Hi, end.X, above, xa)
+		if err != nil {
+			return nil, err
+		}
+		res.Confirmation = c
+		res.Evaluations += evals
+	}
+	res.Seconds = time.Since(start).Seconds()
+	res.Status = solver.Converged
+	progress(EdgeProgress{Done: res})
+	return res, nil
+}
+
+// confirmEdge checks the edge dynamically: at above (> edge) a zero-sum
+// perturbation of the stable fixed point xa there decays; at 0.99·edge,
+// iteration from x (the fixed point at the edge) leaves the balanced state.
+func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []float64) (*EdgeConfirmation, int, error) {
+	c := &EdgeConfirmation{Above: above, Below: 0.99 * edge}
+	evals := 0
+	ma := newMap(k, load, c.Above)
+	fp := struct{ X []float64 }{xa}
+	// A zero-sum perturbation moving 1e-4 of mass one level up, iterated
+	// on the free support (Apply), so no mass is cut.
+	p := append([]float64(nil), fp.X...)
+	for b := len(p) - 2; b >= 0; b-- {
+		if p[b] > 1e-3 {
+			p[b] -= 1e-4
+			p[b+1] += 1e-4
+			break
+		}
+	}
+	dist := func(a, b []float64) float64 {
+		var s float64
+		for i := range max(len(a), len(b)) {
+			s += math.Abs(entry(a, i) - entry(b, i))
+		}
+		return s
+	}
+	d0 := dist(p, fp.X)
+	for range 100 {
+		r, err := ma.Apply(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		evals++
+		p = r.Next
+	}
+	c.AboveDecay = dist(p, fp.X) / d0
+	c.AboveOK = c.AboveDecay < 0.5
+	// Below: iterate from the last balanced fixed point until the board
+	// mean doubles (the herd), on a free support.
+	mb := newMap(k, load, c.Below)
+	base := Mean(x)
+	q := x
+	for it := 1; it <= 5000; it++ {
+		r, err := mb.Apply(q)
+		if err != nil {
+			return nil, 0, err
+		}
+		evals++
+		q = r.Next
+		if r.BoardMean > 2*base+1 {
+			c.BelowTipped, c.BelowIterations = true, it
+			// Let the herd settle a little, then record its mean time.
+			for range 20 {
+				r, err = mb.Apply(q)
+				if err != nil {
+					return nil, 0, err
+				}
+				evals++
+				q = r.Next
+			}
+			c.BelowSojourn = r.Sojourn
+			break
+		}
+	}
+	return c, evals, nil
+}
+
+// EdgeTable computes Edge for every model, on up to s.Workers goroutines.
+// Results are in the order of models whatever the number of workers: each
+// entry is computed independently, so the numbers do not depend on it
+// either. Every model is validated before any work starts.
+func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
+	sets := make([]*EdgeSettings, len(models))
+	for i := range models {
+		set, err := edgeSettings(&models[i], s)
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = set
+	}
+	// Largest first (cost grows with k and with λ): better packing.
+	order := make([]int, len(models))
+	for i := range order {
+		order[i] = i
+	}
+	cost := func(i int) float64 { return float64(models[i].MapK()) / models[i].Scale() }
+	sort.SliceStable(order, func(a, b int) bool { return cost(order[a]) > cost(order[b]) })
+	workers := 0
+	if s != nil {
+		workers = s.Workers
+	}
+	out := make([]*EdgeResult, len(models))
+	err := parallel.For(len(models), workers, order, func(i int) error {
+		var err error
+		out[i], err = edge(&models[i], sets[i], i)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

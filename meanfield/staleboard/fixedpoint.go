@@ -1,0 +1,171 @@
+package staleboard
+
+import (
+	"errors"
+	"math"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/solver"
+)
+
+// supportFunc is the refresh map on the fixed support 0..len−1, as a
+// fixedpoint.Func. Mass that the map sends above the support is lost (and
+// recorded), never renormalised.
+type supportFunc struct {
+	m    *Map
+	lost float64 // largest mass lost in one evaluation
+	last *MapResult
+	// strict makes eval fail with errLeftSupport once an evaluation loses
+	// more than 1e-12 (lastIn keeps the input that did).
+	strict bool
+	lastIn []float64
+	// recent holds the mean times in system of the last evaluations
+	// (a ring of length cap(recent), filled if non-nil).
+	recent []float64
+	nEval  int
+}
+
+// errLeftSupport says the distribution outgrew the fixed support.
+var errLeftSupport = errors.New("staleboard: the distribution outgrew its support")
+
+func (s *supportFunc) eval(dst, x []float64) error {
+	r, err := s.m.Apply(x)
+	if err != nil {
+		return err
+	}
+	lost := r.Lost
+	for i := range dst {
+		dst[i] = entry(r.Next, i)
+	}
+	for i := len(dst); i < len(r.Next); i++ {
+		lost += r.Next[i]
+	}
+	s.lost = math.Max(s.lost, lost)
+	s.last = r
+	if cap(s.recent) > 0 {
+		if len(s.recent) < cap(s.recent) {
+			s.recent = append(s.recent, r.Sojourn)
+		} else {
+			s.recent[s.nEval%cap(s.recent)] = r.Sojourn
+		}
+	}
+	s.nEval++
+	if s.strict && lost > 1e-12 {
+		s.lastIn = append(s.lastIn[:0], x...)
+		return errLeftSupport
+	}
+	return nil
+}
+
+// pad returns p extended with zeros to length n ≥ len(p).
+func pad(p []float64, n int) []float64 {
+	out := make([]float64, n)
+	copy(out, p)
+	return out
+}
+
+// support returns the length of p up to its last entry above tol.
+func support(p []float64, tol float64) int {
+	n := len(p)
+	for n > 1 && p[n-1] <= tol {
+		n--
+	}
+	return n
+}
+
+// entry is v[i], or 0 past the end of v (distributions of different
+// supports compared entry by entry).
+func entry(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+// FixedPointSettings control FixedPoint. A nil pointer or a zero field
+// means the documented default.
+type FixedPointSettings struct {
+	// Start is the board the solve starts from. Default: the empty board
+	// (every queue at 0).
+	Start []float64
+	// Solve configures the solver. Default: Anderson acceleration with Tol
+	// 1e-10, MaxIter 2000, Simplex and Stagnation 100.
+	Solve *fixedpoint.Settings
+}
+
+// FixedPointResult is a fixed point of the refresh-period map.
+type FixedPointResult struct {
+	// Board is p*, the board distribution at each refresh (the last
+	// iterate when the solve did not converge).
+	Board []float64
+	// Map is Φ_T applied at Board (mean time in system, board mean,
+	// branch).
+	Map *MapResult
+	// Solve reports the solver's work.
+	Solve *fixedpoint.Result
+	// Lost is the largest mass lost in one map evaluation during the solve.
+	Lost float64
+	// Status is Converged when Board is a fixed point to the solver's
+	// tolerance (for instance not where no balanced state exists and the
+	// iteration runs toward the herd).
+	Status solver.Status
+}
+
+// FixedPoint solves p = Φ_T(p) by Anderson acceleration on a support long
+// enough that the truncation loses less than 1e-12 per evaluation: a
+// converged solve that lost more is continued on a support twice as long.
+func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
+	mp, err := NewMap(m)
+	if err != nil {
+		return nil, err
+	}
+	set := FixedPointSettings{}
+	if s != nil {
+		set = *s
+	}
+	start := set.Start
+	if start == nil {
+		start = []float64{1}
+	}
+	if _, err := checkBoard(start); err != nil {
+		return nil, err
+	}
+	solve := fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
+	if set.Solve != nil {
+		solve = *set.Solve
+	}
+	// A first plain application sizes the support.
+	r, err := mp.Apply(start)
+	if err != nil {
+		return nil, err
+	}
+	n := max(2*support(r.Next, 1e-18)+32, len(start))
+	x := pad(start, n)
+	for {
+		f := &supportFunc{m: mp}
+		res, err := fixedpoint.Solve(f.eval, x, &solve)
+		if err != nil {
+			return nil, err
+		}
+		if res.Status == fixedpoint.Converged && f.lost > 1e-12 && n < 1<<16 {
+			n *= 2
+			x = pad(res.X, n)
+			continue
+		}
+		if err := f.eval(make([]float64, n), res.X); err != nil {
+			return nil, err
+		}
+		return &FixedPointResult{Board: res.X, Map: f.last, Solve: res, Lost: f.lost, Status: solver.FromFixedPoint(res.Status)}, nil
+	}
+}
+
+// Spectrum returns the spectrum of the map's Jacobian on zero-sum
+// perturbations at the board p (usually a fixed point): Arnoldi on 24
+// Krylov vectors above 40 supported classes, the dense Jacobian below.
+func (m *Map) Spectrum(p []float64) (*fixedpoint.Spectrum, error) {
+	if _, err := checkBoard(p); err != nil {
+		return nil, err
+	}
+	f := &supportFunc{m: m}
+	return fixedpoint.ComputeSpectrum(f.eval, pad(p, len(p)), &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24})
+}

@@ -1,0 +1,343 @@
+package staleboard
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/ode"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
+)
+
+// passByODE is the reference for one pass: the time change
+// u = −ln((L − t)/L) turns the arrival hazard m/(L − t) into m and the
+// service rate into L·e^{−u}:
+//
+//	dP(q,m)/du = (m+1)·P(q−1,m+1) − m·P(q,m) + L·e^{−u}·[P(q+1,m) − 1{q>0}·P(q,m)],
+//
+// with m the arrivals still to come. It integrates to u(τ) (u = 45 for a
+// whole pass, where e^{−45} is below rounding) and returns the
+// distribution and ∫₀^τ E[q] dt (an extra state, d/du = E[q]·L·e^{−u}).
+func passByODE(t *testing.T, x []float64, k int, L, tau float64) ([]float64, float64) {
+	t.Helper()
+	Q := len(x) + k + 40 // room above: k arrivals, and no mass can pass Q
+	idx := func(q, m int) int { return q*(k+1) + m }
+	dim := (Q+1)*(k+1) + 1
+	f := func(dy []float64, u float64, y []float64) {
+		svc := L * math.Exp(-u)
+		var mean float64
+		for q := 0; q <= Q; q++ {
+			for m := 0; m <= k; m++ {
+				i := idx(q, m)
+				d := -float64(m) * y[i]
+				if q > 0 && m < k {
+					d += float64(m+1) * y[idx(q-1, m+1)]
+				}
+				if q < Q {
+					d += svc * y[idx(q+1, m)]
+				}
+				if q > 0 {
+					d -= svc * y[i]
+				}
+				dy[i] = d
+				mean += float64(q) * y[i]
+			}
+		}
+		dy[dim-1] = mean * svc
+	}
+	y := make([]float64, dim)
+	for q, v := range x {
+		y[idx(q, k)] = v
+	}
+	uEnd := 45.0
+	if tau < L {
+		uEnd = -math.Log((L - tau) / L)
+	}
+	res, err := ode.Solve(ode.Problem{Func: f}, y, 0, uEnd, &ode.Settings{RTol: 1e-13, ATol: 1e-18})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, Q+1)
+	for q := 0; q <= Q; q++ {
+		for m := 0; m <= k; m++ {
+			out[q] += res.Y[idx(q, m)]
+		}
+	}
+	return out, res.Y[dim-1]
+}
+
+func TestPassAgainstODE(t *testing.T) {
+	// A spread-out starting distribution with mass at 0.
+	x := []float64{0.3, 0.1, 0.05, 0.2, 0, 0.15, 0.1, 0.1}
+	for _, c := range []struct {
+		k      int
+		L, tau float64
+	}{
+		{1, 1.1, 1.1}, {3, 4, 4}, {3, 4, 2.5}, {5, 5.6, 5.6}, {5, 5.6, 0.3}, {8, 9, 8.999},
+	} {
+		m := newMap(c.k, 0.9, 100)
+		got, integ, lost := m.passRecursion(x, c.L, c.tau)
+		want, wantInteg := passByODE(t, x, c.k, c.L, c.tau)
+		// Both routes are exact; the ODE route runs at rtol 1e-13, so the
+		// two agree to about 1e-12.
+		for q := 0; q < max(len(got), len(want)); q++ {
+			g, w := entry(got, q), entry(want, q)
+			if math.Abs(g-w) > 1e-12 {
+				t.Errorf("k=%d L=%v τ=%v: P(q=%d) = %.15g, ODE %.15g", c.k, c.L, c.tau, q, g, w)
+			}
+		}
+		if math.Abs(integ-wantInteg) > 1e-11 {
+			t.Errorf("k=%d L=%v τ=%v: ∫E[q] = %.15g, ODE %.15g", c.k, c.L, c.tau, integ, wantInteg)
+		}
+		if lost > 1e-16 {
+			t.Errorf("lost %g", lost)
+		}
+	}
+}
+
+func TestDeathFrom(t *testing.T) {
+	// Pure death from b: the distribution and the integral against the
+	// ODE route with no arrivals (k arrivals all beyond the horizon is the
+	// same as none: use a pass with k = 1 of huge length, τ ≪ L).
+	for _, c := range []struct {
+		b int
+		t float64
+	}{{0, 3}, {1, 0.5}, {7, 3.2}, {20, 12}} {
+		dist, integ := deathFrom(c.b, c.t)
+		var mass, mean float64
+		for q, v := range dist {
+			mass += v
+			mean += float64(q) * v
+		}
+		if math.Abs(mass-1) > 1e-14 {
+			t.Errorf("b=%d t=%v: mass %v", c.b, c.t, mass)
+		}
+		// E[q(t)] = Σ_{i<b} (b − i)·Pois(i; t) + 0, and d/dt ∫ = E[q(t)]:
+		// check the integral by Simpson's rule on E[q(s)] computed from the
+		// distribution at s.
+		const n = 2000
+		h := c.t / n
+		var simpson float64
+		for i := 0; i <= n; i++ {
+			d, _ := deathFrom(c.b, float64(i)*h)
+			var e float64
+			for q, v := range d {
+				e += float64(q) * v
+			}
+			w := 2.0
+			if i == 0 || i == n {
+				w = 1
+			} else if i%2 == 1 {
+				w = 4
+			}
+			simpson += w * e
+		}
+		simpson *= h / 3
+		if math.Abs(integ-simpson) > 1e-9 {
+			t.Errorf("b=%d t=%v: integral %.12g, Simpson %.12g", c.b, c.t, integ, simpson)
+		}
+		_ = mean
+	}
+}
+
+func TestPassSplitMatchesRecursion(t *testing.T) {
+	// The convolution split must reproduce the full recursion on a long
+	// distribution (most of the mass high above S).
+	x := make([]float64, 300)
+	for q := range x {
+		x[q] = math.Exp(-math.Pow(float64(q)-120, 2)/800) + 1e-3*math.Exp(-float64(q)/5)
+	}
+	var z float64
+	for _, v := range x {
+		z += v
+	}
+	for q := range x {
+		x[q] /= z
+	}
+	for _, c := range []struct {
+		k      int
+		L, tau float64
+	}{{1, 1.1, 1.1}, {5, 5.6, 5.6}, {5, 5.6, 2.2}, {10, 11.1, 11.1}} {
+		m := newMap(c.k, 0.9, 100)
+		a, ia, la := m.pass(x, c.L, c.tau)
+		b, ib, lb := m.passRecursion(x, c.L, c.tau)
+		for q := range max(len(a), len(b)) {
+			u, v := entry(a, q), entry(b, q)
+			if math.Abs(u-v) > 1e-15 {
+				t.Fatalf("k=%d L=%v τ=%v: P(q=%d) split %.17g, recursion %.17g", c.k, c.L, c.tau, q, u, v)
+			}
+		}
+		if math.Abs(ia-ib) > 1e-12*math.Abs(ib) || math.Abs(la-lb) > 1e-20 {
+			t.Errorf("k=%d L=%v τ=%v: integral %.15g vs %.15g, lost %g vs %g", c.k, c.L, c.tau, ia, ib, la, lb)
+		}
+	}
+}
+
+// within reports |got − want| ≤ rel·|want|.
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// The published model values, λ = 0.9: the mean board at each refresh
+// (4.73 for k = 1 at T = 600, 5.49 for k = 5 at T = 400, 15.9 for k = 5 at
+// T = 20; 1,600-server simulations measure 4.73, 5.50 and 15.9).
+func TestMapPublishedBoards(t *testing.T) {
+	for _, c := range []struct {
+		k    int
+		T    float64
+		want float64
+	}{{1, 600, 4.73}, {5, 400, 5.49}} {
+		fp, err := FixedPoint(&Model{K: c.k, Load: 0.9, Period: c.T}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp.Status != solver.Converged || !within(fp.Map.BoardMean, c.want, 0.01) {
+			t.Errorf("k=%d T=%v: %v, board mean %.4f, published %v (within 1%%)", c.k, c.T, fp.Status, fp.Map.BoardMean, c.want)
+		}
+		if fp.Lost > 1e-12 {
+			t.Errorf("k=%d T=%v: lost mass %g", c.k, c.T, fp.Lost)
+		}
+	}
+	// k = 5, T = 20 is already herded: plain iteration converges to a herded
+	// fixed point whose leading eigenvalue is about −0.9, so the iterates
+	// alternate while converging; it is not a 2-cycle.
+	model := &Model{K: 5, Load: 0.9, Period: 20}
+	att, err := Attractor(model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if att.Kind != fixedpoint.FixedPoint || att.Status != solver.Converged || !within(att.BoardMean, 15.9, 0.01) {
+		t.Errorf("k=5 T=20: %v (period %d), board mean %.4f, published 15.9", att.Kind, att.Period, att.BoardMean)
+	}
+	m, err := NewMap(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := m.Spectrum(att.Boards[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real(sp.Leading) > -0.8 || real(sp.Leading) < -0.97 {
+		t.Errorf("k=5 T=20: leading eigenvalue %v, want about −0.9", sp.Leading)
+	}
+}
+
+func TestMapConservesMass(t *testing.T) {
+	// Mass out + mass lost = mass in, to rounding, for starts of every
+	// kind and periods that cut passes anywhere.
+	starts := []spec.Start{{}, {Kind: spec.Balanced, Jobs: 7}, {Kind: spec.Half, Jobs: 40}, {Kind: spec.Spread, Jobs: 30}}
+	for _, k := range []int{1, 3, 8} {
+		for _, T := range []float64{0.7, 13.3, 250} {
+			m, err := NewMap(&Model{K: k, Load: 0.85, Period: T})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range starts {
+				p, err := Board(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 3 {
+					r, err := m.Apply(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var in, out float64
+					for _, v := range p {
+						in += v
+					}
+					for _, v := range r.Next {
+						out += v
+					}
+					if math.Abs(in-out-r.Lost) > 1e-13 || r.Lost > 1e-12 || r.Lost < 0 {
+						t.Fatalf("k=%d T=%v %v: in %.17g, out %.17g, lost %g", k, T, st, in, out, r.Lost)
+					}
+					if !(r.PassStart <= T && T < r.PassEnd) {
+						t.Errorf("k=%d T=%v: T outside the reported pass [%v, %v)", k, T, r.PassStart, r.PassEnd)
+					}
+					p = r.Next
+				}
+			}
+		}
+	}
+}
+
+func TestMapBadInput(t *testing.T) {
+	for _, c := range []struct {
+		k       int
+		load, T float64
+		tally   Tally
+		param   string
+	}{
+		{0, 0.9, 10, Own, "K"}, {-2, 0.9, 10, Own, "K"}, {MaxK + 1, 0.9, 10, Own, "K"},
+		{3, 0, 10, Own, "Load"}, {3, 1, 10, Own, "Load"}, {3, 1.2, 10, Own, "Load"}, {3, math.NaN(), 10, Own, "Load"},
+		{3, 0.9, 0, Own, "Period"}, {3, 0.9, -5, Own, "Period"}, {3, 0.9, math.Inf(1), Own, "Period"},
+		{3, 0.9, 10, Tally(5), "Tally"},
+	} {
+		_, err := NewMap(&Model{K: c.k, Load: c.load, Period: c.T, Tally: c.tally})
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("k=%d λ=%v T=%v: %v, want an error naming %s", c.k, c.load, c.T, err, c.param)
+		}
+	}
+	m := newMap(3, 0.9, 10)
+	for _, p := range [][]float64{{}, {0.5, 0.6}, {-0.1, 1.1}, {math.NaN(), 1}} {
+		if _, err := m.Apply(p); err == nil {
+			t.Errorf("board %v accepted", p)
+		}
+	}
+	if _, err := Board(spec.Start{Kind: spec.Hot, Jobs: 3200}); err == nil {
+		t.Error("a hot server accepted at N = ∞")
+	}
+	if _, err := Board(spec.Start{Kind: spec.Half, Jobs: MaxStartJobs + 1}); err == nil {
+		t.Error("a start beyond MaxStartJobs accepted")
+	}
+	if _, err := Attractor(&Model{K: 3, Load: 0.9, Period: 10}, &AttractorSettings{Tol: -1}); err == nil {
+		t.Error("a negative tolerance accepted")
+	}
+}
+
+// A shared tally and partitioned dispatchers are both the map with k = 1.
+func TestTallies(t *testing.T) {
+	for _, tally := range []Tally{Shared, Partitioned} {
+		m, err := NewMap(&Model{K: 5, Load: 0.9, Period: 600, Tally: tally})
+		if err != nil || m.K != 1 {
+			t.Errorf("%v: map with k = %v, %v", tally, m, err)
+		}
+	}
+}
+
+// Bistability: above the edge (k = 5, λ = 0.9) a half-loaded start with
+// backlog 0.1·T stays in the herd, whose mean time in system is about
+// 0.40·T (the published finite-N simulation), while the balanced start
+// gives single digits.
+func TestBistability(t *testing.T) {
+	periods := []float64{400, 1100}
+	if !testing.Short() {
+		periods = append(periods, 3000)
+	}
+	for _, T := range periods {
+		m := &Model{K: 5, Load: 0.9, Period: T}
+		half, _ := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+		// 300 periods: the herd at T = 400 keeps wandering (it is reported
+		// as not settled, its mean over the last 100 periods is the herd's).
+		att, err := Attractor(m, &AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !within(att.Sojourn, 0.40*T, 0.02) {
+			t.Errorf("T=%v: half-loaded start: %v, mean time %.2f = %.4f·T, want 0.40·T within 2%%", T, att.Kind, att.Sojourn, att.Sojourn/T)
+		}
+		bal, err := Attractor(m, &AttractorSettings{Tol: 1e-9, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bal.Kind != fixedpoint.FixedPoint || bal.Sojourn >= 10 {
+			t.Errorf("T=%v: balanced start: %v, mean time %.3f, want a fixed point in single digits", T, bal.Kind, bal.Sojourn)
+		}
+		if att.Lost > 1e-12 || bal.Lost > 1e-12 {
+			t.Errorf("T=%v: lost mass %g / %g", T, att.Lost, bal.Lost)
+		}
+	}
+}

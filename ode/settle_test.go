@@ -1,0 +1,57 @@
+package ode
+
+import (
+	"math"
+	"testing"
+)
+
+// y' = −y from 1 settles once e^{−t} ≤ Tol: with doubling stretches
+// 10, 20, 40, … the checks fall at t = 10, 30, 70; Tol 1e-10 (reached at
+// t ≈ 23.03) is first met at t = 30, where y = e^{−30} to the integrator's
+// tolerance.
+func TestSettleExponentialDecay(t *testing.T) {
+	it, err := NewIntegrator(Problem{Func: func(dy []float64, _ float64, y []float64) { dy[0] = -y[0] }}, 1, &Settings{RTol: 1e-10, ATol: 1e-14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := []float64{1}
+	r, err := it.Settle(y, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Settled || r.T != 30 || math.Abs(y[0]-math.Exp(-30)) > 1e-9*math.Exp(-30)+1e-14 || r.Drift != math.Abs(y[0]) {
+		t.Errorf("settled %v at t = %v, y = %v (want e^−30 = %v), drift %v", r.Settled, r.T, y[0], math.Exp(-30), r.Drift)
+	}
+	if r.Stats.Steps == 0 || r.Stats.FuncEvals < 6*r.Stats.Steps {
+		t.Errorf("stats not accumulated: %+v", r.Stats)
+	}
+	// Fixed stretches of 5 under the L1 norm, and a time limit that comes
+	// first: not settled, no error, y at the limit.
+	y = []float64{1}
+	r, err = it.Settle(y, 0, &SettleSettings{Tol: 1e-10, Norm: L1Norm, Chunk: 5, Growth: 1, MaxTime: 12})
+	if err != nil || r.Settled || r.T != 12 || math.Abs(y[0]-math.Exp(-12)) > 1e-9*math.Exp(-12) {
+		t.Errorf("limited run: %+v, y = %v, err %v", r, y[0], err)
+	}
+	// Already settled at the start: no integration.
+	y = []float64{0}
+	if r, err = it.Settle(y, 3, nil); err != nil || !r.Settled || r.T != 3 || r.Stats.Steps != 0 {
+		t.Errorf("settled start: %+v, %v", r, err)
+	}
+	for _, bad := range []*SettleSettings{{Tol: -1}, {Growth: 0.5}, {MaxTime: math.Inf(1)}, {Norm: 7}} {
+		if _, err := it.Settle([]float64{1}, 0, bad); err == nil {
+			t.Errorf("%+v accepted", *bad)
+		}
+	}
+}
+
+func TestStatsAdd(t *testing.T) {
+	s := Stats{Steps: 2, FuncEvals: 13, MinStep: 0.5, LastStep: 0.5}
+	s.Add(Stats{Steps: 3, Rejected: 1, FuncEvals: 19, Events: 2, MinStep: 0.1, LastStep: 0.3})
+	if s != (Stats{Steps: 5, Rejected: 1, FuncEvals: 32, Events: 2, MinStep: 0.1, LastStep: 0.3}) {
+		t.Errorf("%+v", s)
+	}
+	s.Add(Stats{})
+	if s.LastStep != 0.3 || s.MinStep != 0.1 {
+		t.Errorf("adding nothing changed %+v", s)
+	}
+}

@@ -1,0 +1,12 @@
+// Package spec is the vocabulary shared by fluid's theory (the mean-field
+// models under meanfield/), its simulator (validate/sim) and its command
+// line: service disciplines, job-size laws, starting states, dispatch
+// policies, the join-the-idle-queue scenarios and the default token
+// allotment. Each comes with the words that name it (String) and a parser
+// for those words (Parse…), so that every command and every sweep reads
+// the same words with the same meaning.
+//
+// Parse errors are *param.Error values naming the struct field that the
+// word sets (Discipline, Sizes, Start, Policy, Scenario); the command line
+// maps field names to its flags.
+package spec

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/spec"
+)
+
+// Every invalid configuration is a *param.Error naming the Config field
+// at fault (Go spelling: the command line maps it to its flag).
+func TestBadConfig(t *testing.T) {
+	good := Config{Servers: 10, Load: 0.5}
+	for _, c := range []struct {
+		mod   func(*Config)
+		param string
+	}{
+		{func(c *Config) { c.Servers = 0 }, "Servers"},
+		{func(c *Config) { c.Load = 0 }, "Load"},
+		{func(c *Config) { c.Load = math.NaN() }, "Load"},
+		{func(c *Config) { c.Load = 1 }, "Load"},
+		{func(c *Config) { c.Load = 1.5; c.Policy = spec.Policy{Kind: spec.JSQ} }, "Load"},
+		{func(c *Config) { c.Dispatchers = 20; c.Policy = spec.Policy{Kind: spec.Partitioned}; c.Period = 5 }, "Dispatchers"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.Tally} }, "Period"},
+		{func(c *Config) { c.Period = -1 }, "Period"},
+		{func(c *Config) { c.Alpha = []float64{0.5, 0.6} }, "Alpha"},
+		{func(c *Config) { c.Alpha = []float64{1, 0} }, "Alpha"},
+		{func(c *Config) { c.Beta = []float64{1} }, "Beta"},
+		{func(c *Config) {
+			c.Policy = spec.Policy{Kind: spec.JIQBlocking}
+			c.Alpha = []float64{0.5, 0.5}
+			c.Beta = []float64{1}
+		}, "Beta"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JIQQueueing}; c.Exchange = -1 }, "Exchange"},
+		{func(c *Config) { c.Exchange = 1 }, "Exchange"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JSQd, D: 11} }, "Policy"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JSQd} }, "Policy"},
+		{func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.H2, SCV: 1} }, "Sizes"},
+		{func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.Pareto, Shape: 1} }, "Sizes"},
+		{func(c *Config) { c.Jobs = -5 }, "Jobs"},
+		{func(c *Config) { c.Reps = -1 }, "Reps"},
+		{func(c *Config) { c.Warmup = -2 }, "Warmup"},
+		{func(c *Config) { c.Servers = 1<<28 + 1 }, "Servers"},
+		{func(c *Config) { c.Dispatchers = -1 }, "Dispatchers"},
+		{func(c *Config) { c.Alpha = []float64{0.5, 0.5}; c.Dispatchers = 3 }, "Alpha"},
+		{func(c *Config) { c.Discipline = 7 }, "Discipline"},
+		{func(c *Config) { c.Sizes = spec.Sizes{Kind: 9} }, "Sizes"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: 99} }, "Policy"},
+		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JIQQueueing}; c.Beta = []float64{0.5, 0.6} }, "Beta"},
+		{func(c *Config) { c.Start = spec.Start{Kind: spec.Half, Jobs: -1} }, "Start"},
+		{func(c *Config) { c.Start = spec.Start{Kind: spec.Balanced, Jobs: 1 << 30} }, "Start"},
+		{func(c *Config) { c.Reps = 1; c.Jobs = 9 }, "Jobs"},
+		{func(c *Config) { c.Workers = -1 }, "Workers"},
+		{func(c *Config) { c.SampleTimes = []float64{2, 1} }, "SampleTimes"},
+		{func(c *Config) { c.SampleTimes = []float64{math.Inf(1)} }, "SampleTimes"},
+		{func(c *Config) { c.CorrelationAge = -1 }, "CorrelationAge"},
+	} {
+		cfg := good
+		c.mod(&cfg)
+		_, err := Run(cfg)
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("%+v: error %v, want one naming %q", cfg, err, c.param)
+		}
+	}
+	// Blocking JIQ may be overloaded.
+	if _, err := Run(Config{Servers: 10, Load: 2, Policy: spec.Policy{Kind: spec.JIQBlocking}, Jobs: 100, Reps: 2}); err != nil {
+		t.Errorf("JIQ blocking at λ = 2: %v", err)
+	}
+	for _, s := range []string{"exp:1", "h2", "h2:x", "gamma:2"} {
+		if _, err := spec.ParseSizes(s); err == nil {
+			t.Errorf("sizes %q accepted", s)
+		}
+	}
+	for _, s := range []string{"jsqd", "jsqd:0", "random:2", "best"} {
+		if _, err := spec.ParsePolicy(s); err == nil {
+			t.Errorf("policy %q accepted", s)
+		}
+	}
+	for _, s := range []string{"half", "half:-1", "empty:3", "hot:x", "cold:1"} {
+		var pe *param.Error
+		if _, err := spec.ParseStart(s); !errors.As(err, &pe) || pe.Param != "Start" {
+			t.Errorf("start %q: %v, want an error naming Start", s, err)
+		}
+	}
+}

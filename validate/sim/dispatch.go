@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/spec"
+)
+
+// dispatchers is the state of the k dispatchers and their policy, which
+// sends each job to a server. Only the fields of the policy in use are
+// allocated.
+type dispatchers struct {
+	rng         *rng
+	policy      spec.PolicyKind
+	replacement bool    // sampled policies: with replacement
+	n           int     // servers
+	k           int     // dispatchers
+	queueLen    []int32 // the engine's live queue lengths (read only)
+
+	// RoundRobin: the next server of each dispatcher.
+	nextRR []int
+	// JSQ: the servers sorted by live queue length.
+	live *levels
+	// Board policies: the queue lengths at the last refresh.
+	board []int32
+	// Tally and Partitioned: per dispatcher, its servers sorted by board +
+	// own sends since the refresh; SharedTally and BoardJSQ: one such for
+	// all (board + everyone's sends; board only).
+	boardLevels []*levels
+	// TallyJSQd: per dispatcher, its sends to each server since the
+	// refresh.
+	tally [][]int32
+	// Sampled policies: scratch for the D sampled servers.
+	sample []int
+	// LeastWork: when each server's work runs out.
+	workUntil []float64
+	// JIQ: the engine's tokens.
+	tokens *tokenPools
+}
+
+// newDispatchers allocates the state of c's policy.
+func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dispatchers {
+	n, k := c.Servers, c.Dispatchers
+	d := dispatchers{rng: r, policy: c.Policy.Kind, replacement: c.Policy.Replacement, n: n, k: k, queueLen: queueLen, tokens: tokens}
+	if c.Policy.UsesBoard() {
+		d.board = make([]int32, n)
+	}
+	if c.Policy.Sampled() {
+		d.sample = make([]int, c.Policy.D)
+	}
+	switch c.Policy.Kind {
+	case spec.RoundRobin:
+		d.nextRR = make([]int, k)
+		for r := range d.nextRR {
+			d.nextRR[r] = r * n / k
+		}
+	case spec.JSQ:
+		d.live = newLevels(0, n)
+		d.live.build(queueLen) // all empty; the start's jobs raise it
+	case spec.LeastWork:
+		d.workUntil = make([]float64, n)
+	case spec.Tally:
+		d.boardLevels = make([]*levels, k)
+		for r := range d.boardLevels {
+			d.boardLevels[r] = newLevels(0, n)
+		}
+	case spec.SharedTally, spec.BoardJSQ:
+		d.boardLevels = []*levels{newLevels(0, n)}
+	case spec.Partitioned:
+		d.boardLevels = make([]*levels, k)
+		for r := range d.boardLevels {
+			lo, hi := r*n/k, (r+1)*n/k
+			d.boardLevels[r] = newLevels(lo, hi-lo)
+		}
+	case spec.TallyJSQd:
+		d.tally = make([][]int32, k)
+		for r := range d.tally {
+			d.tally[r] = make([]int32, n)
+		}
+	}
+	return d
+}
+
+// joined tells the policy that a job joined server i (JSQ's live counts).
+func (d *dispatchers) joined(i int) {
+	if d.live != nil {
+		d.live.inc(i)
+	}
+}
+
+// addWork tells the policy that work size joined server i at now
+// (least-work's remaining work).
+func (d *dispatchers) addWork(i int, size, now float64) {
+	if d.workUntil != nil {
+		// The builtin max (inlined, unlike math.Max) is math.Max here:
+		// neither operand is ever NaN or −0.
+		d.workUntil[i] = max(d.workUntil[i], now) + size
+	}
+}
+
+// left tells the policy that a job left server i (JSQ's live counts).
+func (d *dispatchers) left(i int) {
+	if d.live != nil {
+		d.live.dec(i)
+	}
+}
+
+// refresh copies the queue lengths to the board (board policies) and
+// resets the tallies.
+func (d *dispatchers) refresh() {
+	copy(d.board, d.queueLen)
+	for _, l := range d.boardLevels {
+		l.build(d.board)
+	}
+	for _, t := range d.tally {
+		clear(t)
+	}
+}
+
+// route chooses the server for a job at dispatcher r at time now; −1
+// means blocked. random reports a JIQ job sent without a token. The
+// tally policies count the send; JIQ uses up or revokes the server's
+// token.
+func (d *dispatchers) route(r int, now float64) (i int, random bool) {
+	rng := d.rng
+	switch d.policy {
+	case spec.Random:
+		return rng.intn(d.n), false
+	case spec.RoundRobin:
+		i = d.nextRR[r]
+		d.nextRR[r] = i + 1
+		if d.nextRR[r] == d.n {
+			d.nextRR[r] = 0
+		}
+		return i, false
+	case spec.JSQ:
+		return d.live.pickMin(rng), false
+	case spec.JSQd:
+		d.draw()
+		return d.best(func(i int) int32 { return d.queueLen[i] }), false
+	case spec.LeastWork:
+		return d.leastWork(now), false
+	case spec.BoardJSQ:
+		return d.boardLevels[0].pickMin(rng), false
+	case spec.BoardJSQd:
+		d.draw()
+		return d.best(func(i int) int32 { return d.board[i] }), false
+	case spec.Tally, spec.Partitioned:
+		l := d.boardLevels[r]
+		i = l.pickMin(rng)
+		l.inc(i)
+		return i, false
+	case spec.SharedTally:
+		i = d.boardLevels[0].pickMin(rng)
+		d.boardLevels[0].inc(i)
+		return i, false
+	case spec.TallyJSQd:
+		d.draw()
+		t := d.tally[r]
+		i = d.best(func(i int) int32 { return d.board[i] + t[i] })
+		t[i]++
+		return i, false
+	case spec.JIQBlocking, spec.JIQQueueing:
+		if i = d.tokens.take(r); i >= 0 {
+			return i, false
+		}
+		if d.policy == spec.JIQBlocking {
+			return -1, false
+		}
+		i = rng.intn(d.n)
+		d.tokens.revoke(i)
+		return i, true
+	}
+	panic("sim: unknown policy")
+}
+
+// draw samples the policy's D servers into d.sample.
+func (d *dispatchers) draw() {
+	s := d.sample
+	for a := range s {
+		for {
+			s[a] = d.rng.intn(d.n)
+			if d.replacement {
+				break
+			}
+			dup := false
+			for b := range a {
+				if s[b] == s[a] {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				break
+			}
+		}
+	}
+}
+
+// best returns the sampled server of least value, ties uniformly at random.
+func (d *dispatchers) best(val func(int) int32) int {
+	s := d.sample
+	m := minPicker[int32]{best: s[0], val: val(s[0]), ties: 1}
+	for _, i := range s[1:] {
+		m.offer(d.rng, i, val(i))
+	}
+	return m.best
+}
+
+// minPicker keeps a running minimum with ties broken uniformly at random
+// (reservoir sampling: the j-th equal value replaces the pick with
+// probability 1/j).
+type minPicker[V int32 | float64] struct {
+	best int
+	val  V
+	ties int
+}
+
+func (m *minPicker[V]) offer(r *rng, i int, v V) {
+	switch {
+	case m.ties == 0 || v < m.val:
+		m.best, m.val, m.ties = i, v, 1
+	case v == m.val:
+		m.ties++
+		if r.intn(m.ties) == 0 {
+			m.best = i
+		}
+	}
+}
+
+// leastWork returns the server with the least remaining work at now, ties
+// (idle servers) uniformly at random.
+func (d *dispatchers) leastWork(now float64) int {
+	var m minPicker[float64]
+	for i, u := range d.workUntil {
+		m.offer(d.rng, i, math.Max(u-now, 0))
+	}
+	return m.best
+}

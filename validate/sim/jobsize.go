@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/spec"
+)
+
+// sizeLaw draws job sizes of mean 1 from a spec.Sizes law, with its
+// parameters worked out once.
+type sizeLaw struct {
+	kind spec.SizeKind
+	// H2: a giant of mean giantMean with probability giantProb, otherwise
+	// a small job of mean smallMean (spec.H2Params).
+	giantProb, giantMean, smallMean float64
+	// Pareto: x_m·U^(−1/a) with x_m = paretoMin, −1/a = paretoExponent.
+	paretoMin, paretoExponent float64
+}
+
+// newSizeLaw works out the parameters of z.
+func newSizeLaw(z spec.Sizes) sizeLaw {
+	l := sizeLaw{kind: z.Kind}
+	switch z.Kind {
+	case spec.H2:
+		l.giantProb, l.giantMean, l.smallMean = spec.H2Params(z.SCV)
+	case spec.Pareto:
+		l.paretoMin, l.paretoExponent = (z.Shape-1)/z.Shape, -1/z.Shape
+	}
+	return l
+}
+
+// draw returns a job size: no draw (deterministic), one exponential, a
+// uniform then an exponential (H2), or one uniform (Pareto).
+func (l *sizeLaw) draw(r *rng) float64 {
+	switch l.kind {
+	case spec.Deterministic:
+		return 1
+	case spec.H2:
+		if r.float64() < l.giantProb {
+			return l.giantMean * r.exp()
+		}
+		return l.smallMean * r.exp()
+	case spec.Pareto:
+		return l.paretoMin * math.Pow(1-r.float64(), l.paretoExponent)
+	}
+	return r.exp()
+}

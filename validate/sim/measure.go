@@ -1,0 +1,246 @@
+package sim
+
+import "math"
+
+// batches is the number of batch means of a single replication.
+const batches = 10
+
+// batchSums accumulates the per-job measurements of one batch of the
+// measured jobs.
+type batchSums struct {
+	arrivals, served, blocked float64 // measured jobs that arrived, were served, were blocked
+	sentRandom                float64 // JIQ: sent without a token
+	waited                    float64 // found their server busy
+	sojourn, slowdown, wait   float64 // sums over the served jobs
+}
+
+func (a *batchSums) add(b batchSums) {
+	a.arrivals += b.arrivals
+	a.served += b.served
+	a.blocked += b.blocked
+	a.sentRandom += b.sentRandom
+	a.waited += b.waited
+	a.sojourn += b.sojourn
+	a.slowdown += b.slowdown
+	a.wait += b.wait
+}
+
+// means returns sojourn, slowdown, wait, P(wait > 0), blocking and the
+// fraction sent at random; a mean over no jobs is 0.
+func (a batchSums) means() (soj, slow, wait, pw, block, random float64) {
+	div := func(x, n float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return x / n
+	}
+	return div(a.sojourn, a.served), div(a.slowdown, a.served), div(a.wait, a.served),
+		div(a.waited, a.arrivals), div(a.blocked, a.arrivals), div(a.sentRandom, a.arrivals)
+}
+
+// OccupancyLevels is the number of queue lengths 0..OccupancyLevels−1
+// whose fractions a Sample records.
+const OccupancyLevels = 8
+
+// Sample is the state at one of Config.SampleTimes.
+type Sample struct {
+	T float64
+	// Busy is the fraction of servers with at least one job.
+	Busy float64
+	// Occupancy[i] is the fraction of servers with exactly i jobs.
+	Occupancy [OccupancyLevels]float64
+	// Tokens[r] is the number of tokens at dispatcher r divided by N (JIQ).
+	Tokens []float64
+}
+
+// measurement is what a replication records: per-job sums of the
+// measured jobs in batches, the board mean at every refresh, the
+// correlation of queue lengths across snapshots and the state at the
+// sample times. It reads the engine's queue lengths and never draws a
+// random number.
+type measurement struct {
+	queueLen []int32 // the engine's queue lengths (read only)
+
+	// Jobs with arrival numbers warmupJobs … warmupJobs+measuredJobs−1
+	// are measured; done of them have left or been blocked.
+	warmupJobs, measuredJobs, done int64
+	warmupEnd                      float64 // arrival time of the first measured job (+Inf before)
+	batch                          [batches]batchSums
+
+	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when
+
+	snapshot           []int32 // queue lengths at the last correlation snapshot
+	corrSum            float64 // sum of the correlations between snapshots
+	corrPairs          int     // pairs of snapshots summed
+	recordsCorrelation bool
+
+	samples []Sample
+
+	// For Rep.
+	load, period float64
+	series       bool
+}
+
+// newMeasurement returns the empty record of a replication of c.
+func newMeasurement(c *Config, queueLen []int32) measurement {
+	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
+		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series}
+	if len(c.SampleTimes) > 0 {
+		m.samples = make([]Sample, 0, len(c.SampleTimes))
+	}
+	return m
+}
+
+// finished reports whether every measured job has left (or been blocked).
+func (m *measurement) finished() bool { return m.done >= m.measuredJobs }
+
+// measured reports whether the job with arrival number id is measured.
+func (m *measurement) measured(id int64) bool {
+	return id >= m.warmupJobs && id < m.warmupJobs+m.measuredJobs
+}
+
+// batchOf returns the sums of the batch of measured job id.
+func (m *measurement) batchOf(id int64) *batchSums {
+	return &m.batch[(id-m.warmupJobs)*batches/m.measuredJobs]
+}
+
+// startMeasuring is called at the arrival of the first measured job, at
+// now: it ends the warm-up and takes the first correlation snapshot.
+func (m *measurement) startMeasuring(now float64) {
+	m.warmupEnd = now
+	if m.recordsCorrelation {
+		m.snapshot = append(m.snapshot[:0], m.queueLen...)
+	}
+}
+
+// arrival records the dispatch of job id to server (−1: blocked), before
+// the job joins it; random reports a JIQ job sent without a token.
+func (m *measurement) arrival(id int64, server int, random bool) {
+	if !m.measured(id) {
+		return
+	}
+	a := m.batchOf(id)
+	a.arrivals++
+	if random {
+		a.sentRandom++
+	}
+	if server < 0 {
+		a.blocked++
+		m.done++
+		return
+	}
+	if m.queueLen[server] > 0 {
+		a.waited++
+	}
+}
+
+// departure records job j leaving at now after waiting wait.
+func (m *measurement) departure(j job, wait, now float64) {
+	if !m.measured(j.id) {
+		return
+	}
+	a := m.batchOf(j.id)
+	soj := now - j.arrival
+	a.served++
+	a.sojourn += soj
+	a.slowdown += soj / j.size
+	a.wait += wait
+	m.done++
+}
+
+// refreshed records the mean queue length (the board mean) at a refresh
+// at now.
+func (m *measurement) refreshed(now float64) {
+	var sum int64
+	for _, q := range m.queueLen {
+		sum += int64(q)
+	}
+	m.boardMeans = append(m.boardMeans, float64(sum)/float64(len(m.queueLen)))
+	m.boardTimes = append(m.boardTimes, now)
+}
+
+// snapshotNow records the correlation between the queue lengths now and
+// at the last snapshot, and takes a new snapshot.
+func (m *measurement) snapshotNow() {
+	if c, ok := correlation(m.snapshot, m.queueLen); ok {
+		m.corrSum += c
+		m.corrPairs++
+	}
+	copy(m.snapshot, m.queueLen)
+}
+
+// correlation is the Pearson correlation of a and b across servers; false
+// when either is constant.
+func correlation(a, b []int32) (float64, bool) {
+	n := float64(len(a))
+	var sa, sb, saa, sbb, sab float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		sa += x
+		sb += y
+		saa += x * x
+		sbb += y * y
+		sab += x * y
+	}
+	va, vb := saa-sa*sa/n, sbb-sb*sb/n
+	if va <= 0 || vb <= 0 {
+		return 0, false
+	}
+	return (sab - sa*sb/n) / math.Sqrt(va*vb), true
+}
+
+// record appends the state at now to the samples; tokens are the JIQ
+// token pools (nil for the other policies). It allocates: sampling is not
+// per event.
+func (m *measurement) record(now float64, tokens [][]int32) {
+	s := Sample{T: now}
+	inv := 1 / float64(len(m.queueLen))
+	for _, q := range m.queueLen {
+		if q > 0 {
+			s.Busy += inv
+		}
+		if q < OccupancyLevels {
+			s.Occupancy[q] += inv
+		}
+	}
+	for _, t := range tokens {
+		s.Tokens = append(s.Tokens, float64(len(t))*inv)
+	}
+	m.samples = append(m.samples, s)
+}
+
+// rep is the outcome of the replication, which simulated events events
+// and ended at time end.
+func (m *measurement) rep(events int64, end float64) Rep {
+	r := Rep{Jobs: m.measuredJobs, Events: events, Time: end, batch: m.batch}
+	var tot batchSums
+	for _, a := range m.batch {
+		tot.add(a)
+	}
+	r.Sojourn, r.Slowdown, r.Wait, r.WaitProb, r.Blocking, r.RandomFraction = tot.means()
+	for i, b := range m.boardMeans {
+		if m.boardTimes[i] >= m.warmupEnd {
+			r.BoardMean += b
+			r.Refreshes++
+		}
+	}
+	if r.Refreshes > 0 {
+		r.BoardMean /= float64(r.Refreshes)
+	}
+	if nb := len(m.boardMeans); nb > 0 && m.load < 1 {
+		var s float64
+		for _, b := range m.boardMeans[nb/2:] {
+			s += b
+		}
+		s /= float64(nb - nb/2)
+		r.Tipped = s > math.Max(0.2*m.period, m.load/(1-m.load))
+	}
+	if m.series {
+		r.Boards, r.BoardTimes = m.boardMeans, m.boardTimes
+	}
+	if m.corrPairs > 0 {
+		r.Correlation, r.Correlations = m.corrSum/float64(m.corrPairs), m.corrPairs
+	}
+	r.Samples = m.samples
+	return r
+}

@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The calendar against a linear scan under random operations.
+func TestCalendar(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	const n = 50
+	c := newCalendar(n)
+	ref := make([]float64, n)
+	for i := range ref {
+		ref[i] = math.Inf(1)
+	}
+	for range 20000 {
+		i := rnd.IntN(n)
+		if rnd.IntN(3) == 0 {
+			c.remove(i)
+			ref[i] = math.Inf(1)
+		} else {
+			v := rnd.Float64()
+			c.set(i, v)
+			ref[i] = v
+		}
+		best, bv := -1, math.Inf(1)
+		for j, v := range ref {
+			if v < bv {
+				best, bv = j, v
+			}
+		}
+		s, v, ok := c.min()
+		if ok != (best >= 0) || (ok && (s != best || v != bv)) {
+			t.Fatalf("calendar min (%d, %v, %v), scan (%d, %v)", s, v, ok, best, bv)
+		}
+	}
+}
+
+// The level buckets against brute force: the minimum, membership of the
+// picked server, and uniformity of the pick among the minimisers.
+func TestLevels(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	r := newRNG(5, 0)
+	const n = 40
+	for _, base := range []int{0, 7} {
+		vals := make([]int32, base+n)
+		for i := range n {
+			vals[base+i] = int32(rnd.IntN(4))
+		}
+		l := newLevels(base, n)
+		l.build(vals)
+		for step := range 20000 {
+			i := base + rnd.IntN(n)
+			if rnd.IntN(2) == 0 || vals[i] == 0 {
+				l.inc(i)
+				vals[i]++
+			} else {
+				l.dec(i)
+				vals[i]--
+			}
+			if step%1000 == 0 {
+				l.build(vals)
+			}
+			lo := int32(math.MaxInt32)
+			for _, v := range vals[base:] {
+				lo = min(lo, v)
+			}
+			if int32(l.min) != lo {
+				t.Fatalf("step %d: min %d, want %d", step, l.min, lo)
+			}
+			if p := l.pickMin(r); vals[p] != lo || p < base || p >= base+n {
+				t.Fatalf("step %d: picked %d with value %d, min %d", step, p, vals[p], lo)
+			}
+			for j := range n {
+				if l.val[j] != vals[base+j] || l.order[l.pos[j]] != int32(j) {
+					t.Fatalf("step %d: server %d inconsistent", step, j)
+				}
+			}
+		}
+	}
+	// Uniform among ties: 4 of 8 servers at the minimum, 40,000 picks;
+	// each count is Binomial(40000, 1/4): sd 87, so ±500 is > 5 sd.
+	vals := []int32{0, 1, 0, 2, 0, 1, 0, 3}
+	l := newLevels(0, len(vals))
+	l.build(vals)
+	counts := map[int]int{}
+	for range 40000 {
+		counts[l.pickMin(r)]++
+	}
+	for _, i := range []int{0, 2, 4, 6} {
+		if math.Abs(float64(counts[i])-10000) > 500 {
+			t.Errorf("tie pick counts %v", counts)
+		}
+	}
+}
+
+// The FCFS ring keeps arrival order as it grows and wraps; the PS heap
+// completes the jobs present at time 0 in order of size, at the times of
+// processor sharing: the k-th smallest x_(k) leaves at
+// t_k = t_(k−1) + (x_(k) − x_(k−1))·(n − k + 1).
+func TestServerQueues(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	s := server{jobs: make([]job, initialQueue)}
+	var n int
+	var arrived, left int64
+	for step := range 20000 {
+		if n == 0 || rnd.IntN(5) < 3-step/10000*2 { // grow first, then drain
+			s.enqueueFCFS(n, job{arrival: float64(arrived), size: 1, id: arrived}, float64(step))
+			n++
+			arrived++
+			continue
+		}
+		j, _, _ := s.dequeueFCFS(n, float64(step))
+		n--
+		if j.id != left {
+			t.Fatalf("FCFS step %d: job %d left, want %d", step, j.id, left)
+		}
+		left++
+	}
+
+	const jobs = 50
+	ps := server{jobs: make([]job, initialQueue)}
+	sizes := make([]float64, jobs)
+	var next float64
+	for k := range jobs {
+		sizes[k] = rnd.ExpFloat64()
+		next = ps.enqueuePS(k, job{size: sizes[k], id: int64(k)}, 0)
+	}
+	slices.Sort(sizes)
+	var now, prev float64
+	for k := range jobs {
+		want := now + (sizes[k]-prev)*float64(jobs-k)
+		if math.Abs(next-want) > 1e-9*want {
+			t.Fatalf("PS completion %d at %v, want %v", k, next, want)
+		}
+		now, prev = next, sizes[k]
+		j, wait, nx := ps.dequeuePS(jobs-k, now)
+		if j.size != sizes[k] || math.Abs(wait-(now-j.size)) > 1e-12*now {
+			t.Fatalf("PS completion %d: size %v wait %v, want size %v", k, j.size, wait, sizes[k])
+		}
+		next = nx
+	}
+}
