@@ -99,9 +99,76 @@ func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error
 	return sp, nil
 }
 
-// denseSpectrum forms the Jacobian on the supported zero-sum basis
-// e_j − e_ref by forward differences (feasible: a forward step adds mass).
+// denseSpectrum forms the Jacobian on the supported zero-sum basis and
+// returns its eigenvalues.
 func denseSpectrum(f Func, x, fx []float64, supp []int, h float64, sp *Spectrum) ([]complex128, error) {
+	jac, err := denseJacobian(f, x, fx, supp, h)
+	if err != nil {
+		return nil, err
+	}
+	sp.Evaluations += jac.Evaluations
+	var eig mat.Eigen
+	if !eig.Factorize(jac.J, mat.EigenNone) {
+		return nil, errors.New("fixedpoint: eigenvalue decomposition failed")
+	}
+	return eig.Values(nil), nil
+}
+
+// Jacobian is the Jacobian of a mass-preserving map on zero-sum
+// perturbations, in the basis e_j − e_Ref for the supported entries j ≠
+// Ref (Index lists them): column j of J is (Φ(x + h(e_j − e_Ref)) −
+// Φ(x))/h restricted to Index. A zero-sum vector v corresponds to its
+// entries on Index (its Ref entry is minus their sum), and J acts on those
+// coordinates.
+type Jacobian struct {
+	J *mat.Dense
+	// Index lists the coordinates (entries of x) of J's rows and columns;
+	// Ref is the entry that absorbs the zero-sum constraint: the supported
+	// entry of largest mass.
+	Index       []int
+	Ref         int
+	Evaluations int
+}
+
+// ComputeJacobian forms the Jacobian of f at x on zero-sum perturbations
+// supported where x > SupportTol, by forward differences (feasible: a
+// forward step adds mass to e_j, taken from the heaviest entry), with
+// SpectrumSettings' Step and SupportTol.
+func ComputeJacobian(f Func, x []float64, s *SpectrumSettings) (*Jacobian, error) {
+	var set SpectrumSettings
+	if s != nil {
+		set = *s
+	}
+	if set.Step == 0 {
+		set.Step = 1e-7
+	}
+	if set.SupportTol == 0 {
+		set.SupportTol = 1e-10
+	}
+	var supp []int
+	for i, v := range x {
+		if v > set.SupportTol {
+			supp = append(supp, i)
+		}
+	}
+	if len(supp) < 2 {
+		return nil, errors.New("fixedpoint: a Jacobian on zero-sum perturbations needs two supported entries")
+	}
+	fx := make([]float64, len(x))
+	if err := f(fx, x); err != nil {
+		return nil, err
+	}
+	jac, err := denseJacobian(f, x, fx, supp, set.Step)
+	if err != nil {
+		return nil, err
+	}
+	jac.Evaluations++
+	return jac, nil
+}
+
+// denseJacobian forms the Jacobian on the supported zero-sum basis
+// e_j − e_ref by forward differences.
+func denseJacobian(f Func, x, fx []float64, supp []int, h float64) (*Jacobian, error) {
 	ref := supp[0]
 	for _, i := range supp {
 		if x[i] > x[ref] {
@@ -118,7 +185,7 @@ func denseSpectrum(f Func, x, fx []float64, supp []int, h float64, sp *Spectrum)
 		}
 	}
 	m := len(idx)
-	jac := mat.NewDense(m, m, nil)
+	out := &Jacobian{J: mat.NewDense(m, m, nil), Index: idx, Ref: ref}
 	xp := make([]float64, len(x))
 	fp := make([]float64, len(x))
 	for j, c := range idx {
@@ -128,16 +195,12 @@ func denseSpectrum(f Func, x, fx []float64, supp []int, h float64, sp *Spectrum)
 		if err := f(fp, xp); err != nil {
 			return nil, err
 		}
-		sp.Evaluations++
+		out.Evaluations++
 		for i, ci := range idx {
-			jac.Set(i, j, (fp[ci]-fx[ci])/h)
+			out.J.Set(i, j, (fp[ci]-fx[ci])/h)
 		}
 	}
-	var eig mat.Eigen
-	if !eig.Factorize(jac, mat.EigenNone) {
-		return nil, errors.New("fixedpoint: eigenvalue decomposition failed")
-	}
-	return eig.Values(nil), nil
+	return out, nil
 }
 
 // arnoldiSpectrum runs Arnoldi's method on the similar operator

@@ -84,6 +84,8 @@ var catalogue = map[string]entry{
 		func(s *Settings) (*TrajectoryData, error) { return ComputeTrajectoryData(s.Quick, s.Seed) }, TrajectoryFigure)},
 	"exchange": {"limiting blocking and wait against the token exchange rate", figureOf("exchange",
 		func(*Settings) (*ExchangeData, error) { return ComputeExchangeData() }, ExchangeFigure)},
+	"finite-edge": {"probability of tipping within 100 periods, and the finite-N edge against N", figureOf("finite-edge",
+		func(s *Settings) (*FiniteEdgeData, error) { return ComputeFiniteEdgeData(s.Quick, s.Seed) }, FiniteEdgeFigure)},
 	"sizes": {"mean time in system against size spread and board age (seed 002)", figureOf("sizes",
 		func(s *Settings) (*SizesData, error) { return ComputeSizesData(s.Quick, s.Seed) }, SizesFigure)},
 }

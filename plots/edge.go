@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/validate"
 )
 
 // EdgePoint is one entry of the tipping-edge table.
@@ -21,14 +21,17 @@ type EdgePoint struct {
 	Scaled float64 `json:"scaled"` // T*(1−λ)² (the floor when !Found)
 }
 
-// EdgeBracket brackets the edge in a finite-N simulation (scaled units):
-// every replication tipped at Lo, at most one did at Hi.
+// EdgeBracket is the finite-N edge measured by simulation (scaled
+// units): where the fitted probability of tipping within Horizon refresh
+// periods crosses ½ (Edge), with its 95% interval [Lo, Hi].
 type EdgeBracket struct {
-	K    int     `json:"k"`
-	Load float64 `json:"load"`
-	N    int     `json:"servers"`
-	Lo   float64 `json:"lo"`
-	Hi   float64 `json:"hi"`
+	K       int     `json:"k"`
+	Load    float64 `json:"load"`
+	N       int     `json:"servers"`
+	Horizon int     `json:"horizon"`
+	Edge    float64 `json:"edge"`
+	Lo      float64 `json:"lo"`
+	Hi      float64 `json:"hi"`
 }
 
 // EdgeData is the data of the tipping-edge phase diagram.
@@ -48,7 +51,7 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 		d.Points = append(d.Points, EdgePoint{K: r.K, Load: r.Load, Found: r.Found, Scaled: r.Scaled})
 	}
 	for _, b := range brackets {
-		if err := finite("edge bracket", b.Lo, b.Hi); err != nil {
+		if err := finite("simulated edge", b.Edge, b.Lo, b.Hi); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +92,7 @@ func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
 	}
 	var brs []EdgeBracket
 	for _, n := range ns {
-		b, err := SimulateEdgeBracket(5, 0.9, n, seed)
+		b, err := SimulateEdgeBracket(5, 0.9, n, quick, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -98,34 +101,28 @@ func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
 	return NewEdgeData(res, brs)
 }
 
-// SimulateEdgeBracket scans T(1−λ)² = 2.0, 2.25, …, 4.5 from a balanced
-// (empty) start, 4 replications of 16 refresh periods each (tipping is
-// judged on the last half of the refreshes), and returns the seed's
-// bracket: the last scaled T at which every replication tipped and the
-// first at which at most one did.
-func SimulateEdgeBracket(k int, load float64, n int, seed uint64) (*EdgeBracket, error) {
-	const periods = 16
-	scale := (1 - load) * (1 - load)
-	lo, hi := math.NaN(), math.NaN()
-	for i := 0; i <= 10; i++ {
-		x := 2 + 0.25*float64(i)
-		T := x / scale
-		res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Jobs: periods * int(load*float64(n)*T), Warmup: -1, Reps: 4, Seed: seed + uint64(i)})
-		if err != nil {
-			return nil, err
-		}
-		if res.Tipped == len(res.Reps) {
-			lo = x
-		}
-		if res.Tipped <= 1 && math.IsNaN(hi) {
-			hi = x
-		}
+// SimulateEdgeBracket measures the finite-N edge by simulation: runs of N
+// servers from the empty start, stopped at the tip, for 100 refresh
+// periods at eight periods T(1−λ)² = 2.6 … 4.0 (quick: 12 runs each;
+// otherwise 16), and the logistic fit of the fraction that tipped (see
+// validate.SimulateTipCurve).
+func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*EdgeBracket, error) {
+	reps := 16
+	if quick {
+		reps = 12
 	}
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return nil, fmt.Errorf("plots: no simulated edge for k = %d, λ = %v, N = %d in T(1−λ)² ∈ [2, 4.5]", k, load, n)
+	var grid []float64
+	for i := range 8 {
+		grid = append(grid, 2.6+0.2*float64(i))
 	}
-	return &EdgeBracket{K: k, Load: load, N: n, Lo: lo, Hi: hi}, nil
+	c, err := validate.SimulateTipCurve(k, load, n, &validate.TipCurveSettings{Scaled: grid, Reps: reps, Horizon: 100, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if c.Status != solver.Converged {
+		return nil, fmt.Errorf("plots: no simulated edge for k = %d, λ = %v, N = %d in T(1−λ)² ∈ [2.6, 4.0]", k, load, n)
+	}
+	return &EdgeBracket{K: k, Load: load, N: n, Horizon: 100, Edge: c.Edge, Lo: c.EdgeLo, Hi: c.EdgeHi}, nil
 }
 
 // EdgeFigure draws the phase diagram: T*(1−λ)² against k for each load,
@@ -161,14 +158,15 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 			return nil, err
 		}
 	}
-	// The seed's line 0.9(k − 2).
-	if _, err := addLine(p, "0.9·(k − 2) (seed 000)", 0, []float64{2, kmax}, []float64{0, 0.9 * (kmax - 2)}); err != nil {
+	// The reference line 0.9(k − 2).
+	if _, err := addLine(p, "0.9·(k − 2)", 0, []float64{2, kmax}, []float64{0, 0.9 * (kmax - 2)}); err != nil {
 		return nil, err
 	}
 	for j, b := range d.Sim {
 		x := float64(b.K) + 0.15*float64(j+1)
-		mid, half := (b.Lo+b.Hi)/2, (b.Hi-b.Lo)/2
-		if _, err := addPoints(p, fmt.Sprintf("simulation N = %d, λ = %g (bracket)", b.N, b.Load), 4+j, []float64{x}, []float64{mid}, []float64{half}); err != nil {
+		pts := newErrorPoints([]float64{x}, []float64{b.Edge}, nil)
+		pts.YErrors[0].Low, pts.YErrors[0].High = b.Edge-b.Lo, b.Hi-b.Edge
+		if err := addErrorPoints(p, fmt.Sprintf("simulated edge, N = %d, λ = %g (%d periods, 95%%)", b.N, b.Load, b.Horizon), 4+j, pts); err != nil {
 			return nil, err
 		}
 	}

@@ -164,11 +164,15 @@ type errorPoints struct {
 	plotter.YErrors
 }
 
+// newErrorPoints returns the points with error bars ±ci (none when ci is
+// nil).
 func newErrorPoints(x, y, ci []float64) *errorPoints {
 	e := &errorPoints{XYs: make(plotter.XYs, len(x)), YErrors: make(plotter.YErrors, len(x))}
 	for i := range x {
 		e.XYs[i].X, e.XYs[i].Y = x[i], y[i]
-		e.YErrors[i].Low, e.YErrors[i].High = ci[i], ci[i]
+		if ci != nil {
+			e.YErrors[i].Low, e.YErrors[i].High = ci[i], ci[i]
+		}
 	}
 	return e
 }
@@ -176,6 +180,17 @@ func newErrorPoints(x, y, ci []float64) *errorPoints {
 // addPoints adds simulated points with 95% error bars in style i.
 func addPoints(p *plot.Plot, name string, i int, x, y, ci []float64) (*plotter.Scatter, error) {
 	pts := newErrorPoints(x, y, ci)
+	return addScatter(p, name, i, pts)
+}
+
+// addErrorPoints adds points with their own (possibly asymmetric) error
+// bars in style i.
+func addErrorPoints(p *plot.Plot, name string, i int, pts *errorPoints) error {
+	_, err := addScatter(p, name, i, pts)
+	return err
+}
+
+func addScatter(p *plot.Plot, name string, i int, pts *errorPoints) (*plotter.Scatter, error) {
 	if _, log := p.Y.Scale.(plot.LogScale); log {
 		// An interval reaching zero cannot be drawn on a log axis: cut its
 		// lower arm at a tenth of the value.

@@ -54,7 +54,7 @@ func TestEdgeFigure(t *testing.T) {
 		}
 		res = append(res, r)
 	}
-	d, err := NewEdgeData(res, []EdgeBracket{{K: 5, Load: 0.9, N: 100, Lo: 2.5, Hi: 3}})
+	d, err := NewEdgeData(res, []EdgeBracket{{K: 5, Load: 0.9, N: 100, Horizon: 100, Edge: 3.2, Lo: 3.15, Hi: 3.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestEdgeFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	renders(t, f, "map, λ = 0.9", "0.9·(k − 2)", "bistable: balanced or herd", "balanced only")
-	if _, err := NewEdgeData(res, []EdgeBracket{{Lo: math.NaN(), Hi: 3}}); err == nil {
+	if _, err := NewEdgeData(res, []EdgeBracket{{Edge: 3, Lo: math.NaN(), Hi: 3}}); err == nil {
 		t.Error("NaN bracket accepted")
 	}
 }
@@ -246,5 +246,29 @@ func TestCatalogueCache(t *testing.T) {
 	}
 	if err := f1.Save(filepath.Join(dir, "x.gif")); err == nil {
 		t.Error("unknown format accepted")
+	}
+}
+
+// The finite-N figure draws what it is given: two panels, a curve and
+// points per N, and it refuses ragged or non-finite data.
+func TestFiniteEdgeFigure(t *testing.T) {
+	e := 3.2
+	d := &FiniteEdgeData{K: 5, Load: 0.9, Horizon: 100, Infinite: 2.9, EdgeN: []int{25, 100, 800}, Edge: []float64{3.6, 3.13, 2.99},
+		Curves: []TipCurveData{{N: 100, Scaled: []float64{3, 3.2, 3.4}, Theory: []float64{1, 0.4, 0},
+			SimScaled: []float64{3.1, 3.3}, SimFraction: []float64{0.9, 0.1}, SimLo: []float64{0.7, 0.02}, SimHi: []float64{0.98, 0.3},
+			SimEdge: &e, SimEdgeLo: &e, SimEdgeHi: &e}}}
+	f, err := FiniteEdgeFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Plots) != 2 || f.Plots[1].X.Label.Text != "servers N" {
+		t.Errorf("panels %d", len(f.Plots))
+	}
+	if err := f.Save(filepath.Join(t.TempDir(), "finite.png")); err != nil {
+		t.Fatal(err)
+	}
+	d.Curves[0].SimLo = d.Curves[0].SimLo[:1]
+	if _, err := FiniteEdgeFigure(d); err == nil {
+		t.Error("ragged data drawn")
 	}
 }

@@ -22,7 +22,9 @@ func catalogue() []Case {
 		{Name: "jiq-enhancements", Source: "seed 004 Enhancements 1 and 2 (SPEC §3.4)", Quick: true, run: jiqEnhancements},
 		{Name: "jiq-trajectory", Source: "SPEC §3.2–3.3 fluid ODEs", Quick: true, run: jiqTrajectory},
 		{Name: "board-fixed-points", Source: "SPEC §1.3 refresh-period map", Quick: true, run: boardFixedPoints},
-		{Name: "edge", Source: "SPEC §1.2 edge T* from the map", Quick: false, run: edgeCase},
+		{Name: "edge", Source: "edge T* of the refresh-period map, far above and below", Quick: false, run: edgeCase},
+		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
+		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "bistability", Source: "seed 000 (SPEC §1.3) at T = 2·T*", Quick: true, run: bistability},
 		{Name: "herd-sojourn", Source: "refresh-period map herd (SPEC §1.3: 0.40·T)", Quick: true, run: herdSojourn},
 		{Name: "ps-insensitivity", Source: "M/G/1-PS: E[T] = 1/(1 − λ) for any sizes", Quick: true, run: psInsensitivity},
@@ -242,7 +244,8 @@ func boardFixedPoints(e *env) ([]Check, error) {
 }
 
 // The edge T* (k = 5, λ = 0.9) against N = 800 servers from a balanced
-// (empty) start: no replication tips at 1.5·T*, every one tips at 0.6·T*.
+// (empty) start over 100 refresh periods (stopping at the tip): no
+// replication tips at 1.5·T*, every one tips at 0.6·T*.
 func edgeCase(e *env) ([]Check, error) {
 	const n, k, load = 800, 5, 0.9
 	edge, err := staleboard.Edge(&staleboard.Model{K: k, Load: load}, nil)
@@ -258,9 +261,8 @@ func edgeCase(e *env) ([]Check, error) {
 		want   float64
 	}{{1.5, 0}, {0.6, 1}} {
 		T := c.factor * edge.Period
-		per := int(load * n * T)
 		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 4}, uint64(i))
+			Horizon: e.scale(100, 30), StopAtTip: true, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -486,6 +488,157 @@ func staleBoard(e *env) ([]Check, error) {
 			what = fmt.Sprintf("%v, SCV %g", c.disc, c.scv)
 		}
 		out = append(out, gapFit(e, "best of 2 on a board, T = 100, "+what, mf.Sojourn, ns, ests)...)
+	}
+	return out, nil
+}
+
+// The one-period noise of the board at finite N against simulation: from
+// the balanced board of k = 5, λ = 0.9, T = 300 realised on N servers, one
+// refresh period, many replications. A quick run checks the variance of
+// the next board mean (the escape coordinate) at N = 1,000; a full run
+// checks it with the variance of the fraction of empty servers and their
+// covariance (all ×N) at N = 4,000. The simulated (co)variances are
+// sample (co)variances with their normal-theory standard errors
+// (√(2/(R−1))·s², and √((1 + r²)/(R−1))·s_x·s_y for the covariance). The
+// theory is first order in 1/√N, so no allowance beyond the interval; at
+// N = 1,000 the fraction empty's variance already falls about 13% below
+// it (a second-order effect of the dispatchers' clock offsets, about a
+// third of a pass there), which is why the full check runs at 4,000.
+func finiteNoise(e *env) ([]Check, error) {
+	const k, load, T = 5, 0.9, 300.0
+	n := e.scale(4000, 1000)
+	m := &staleboard.Model{K: k, Load: load, Period: T}
+	fp, err := staleboard.FixedPoint(m, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := fp.Status.Err(); err != nil {
+		return nil, fmt.Errorf("balanced state at T = %v: %w", T, err)
+	}
+	queues, board := realise(fp.Board, n)
+	nz, err := staleboard.BoardNoise(m, board)
+	if err != nil {
+		return nil, err
+	}
+	c := nz.Covariance()
+	var vMean, cMean0 float64
+	for i := range nz.Dim {
+		for j := range nz.Dim {
+			vMean += float64(i*j) * c.At(i, j)
+		}
+		cMean0 += float64(i) * c.At(i, 0)
+	}
+	reps := e.scale(800, 400)
+	res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+		Horizon: 1, Queues: queues, RecordFinal: true, Reps: reps}, 0)
+	if err != nil {
+		return nil, err
+	}
+	means, empty := make([]float64, reps), make([]float64, reps)
+	for r, rep := range res.Reps {
+		for _, q := range rep.FinalQueues {
+			means[r] += float64(q) / float64(n)
+			if q == 0 {
+				empty[r] += 1 / float64(n)
+			}
+		}
+	}
+	N := float64(n)
+	out := []Check{e.check("N·Var(next board mean)", n, vMean, 0, varianceEstimate(means, means, N))}
+	if e.quick {
+		return out, nil
+	}
+	return append(out,
+		e.check("N·Var(next fraction empty)", n, c.At(0, 0), 0, varianceEstimate(empty, empty, N)),
+		e.check("N·Cov(next board mean, fraction empty)", n, cMean0, 0, varianceEstimate(means, empty, N))), nil
+}
+
+// realise returns n servers' queue lengths whose empirical distribution is
+// the board p rounded to multiples of 1/n (by cumulative rounding), and
+// that distribution.
+func realise(p []float64, n int) ([]int32, []float64) {
+	var queues []int32
+	var cum float64
+	for b, x := range p {
+		cum += x * float64(n)
+		for float64(len(queues)) < math.Round(cum) && len(queues) < n {
+			queues = append(queues, int32(b))
+		}
+	}
+	for len(queues) < n {
+		queues = append(queues, int32(len(p)-1))
+	}
+	board := make([]float64, len(p))
+	for _, q := range queues {
+		board[q] += 1 / float64(n)
+	}
+	return queues, board
+}
+
+// varianceEstimate is scale·(sample covariance of x and y) with a 95%
+// half-width from its normal-theory standard error, as an Estimate over
+// len(x) samples.
+func varianceEstimate(x, y []float64, scale float64) sim.Estimate {
+	r := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i] / r
+		my += y[i] / r
+	}
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	sxy, sxx, syy = sxy/(r-1), sxx/(r-1), syy/(r-1)
+	rho := sxy / math.Sqrt(sxx*syy)
+	se := math.Sqrt((1+rho*rho)/(r-1)) * math.Sqrt(sxx*syy)
+	return sim.Estimate{Mean: scale * sxy, CI95: 1.959963984540054 * scale * se, Samples: len(x)}
+}
+
+// The finite-N edge of k = 5, λ = 0.9 within 100 refresh periods: the
+// escape analysis against the simulated tipping curve (runs from the empty
+// start, stopping at the tip, at seven periods around the theory edge),
+// whose logistic fit crosses ½ at the simulated edge with a delta-method
+// interval. N = 100 in a quick run; N = 25 and 800 too in a full one.
+func finiteEdge(e *env) ([]Check, error) {
+	const k, load, horizon = 5, 0.9, 100
+	ns := []int{100}
+	if !e.quick {
+		ns = []int{25, 100, 800}
+	}
+	var models []staleboard.Model
+	for _, n := range ns {
+		models = append(models, staleboard.Model{K: k, Load: load, Servers: n})
+	}
+	theory, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon})
+	if err != nil {
+		return nil, err
+	}
+	var out []Check
+	for i, th := range theory {
+		if !th.Found {
+			return nil, fmt.Errorf("no finite-N edge for N = %d", th.Servers)
+		}
+		var grid []float64
+		for _, d := range []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10} {
+			grid = append(grid, th.Scaled*(1+d))
+		}
+		reps := e.scale(16, 12)
+		if th.Servers >= 800 {
+			reps = 12
+		}
+		curve, err := SimulateTipCurve(k, load, th.Servers, &TipCurveSettings{Scaled: grid, Reps: reps, Horizon: horizon,
+			Seed: e.seed*1_000_003 + uint64(100*i)})
+		if err != nil {
+			return nil, err
+		}
+		if curve.Status != solver.Converged {
+			return nil, fmt.Errorf("at %d servers: %w (%v)", th.Servers, errNoCrossing, curve.Points)
+		}
+		est := sim.Estimate{Mean: curve.Edge, CI95: 0.5 * (curve.EdgeHi - curve.EdgeLo), Samples: len(grid) * reps}
+		out = append(out, e.check(fmt.Sprintf("edge T*(N, %d)(1−λ)², N = ∞: %.4f", horizon, th.Infinite.Scaled), th.Servers, th.Scaled, 0, est))
 	}
 	return out, nil
 }

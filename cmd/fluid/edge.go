@@ -12,15 +12,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/validate"
 )
 
 type edgeOptions struct {
-	ks      string
-	loads   []float64
-	floor   float64
-	confirm bool
-	workers int
-	json    bool
+	ks       string
+	loads    []float64
+	servers  string
+	horizon  int
+	simulate bool
+	reps     int
+	seed     uint64
+	floor    float64
+	confirm  bool
+	workers  int
+	json     bool
 }
 
 func newEdge() *cobra.Command {
@@ -37,11 +43,22 @@ branch (pass in progress at T*) that ends there and how it ends (a border
 collision of the piecewise-smooth map, or an eigenvalue crossing), and the leading
 eigenvalue of the last stable fixed point.
 
--k and --load take lists and ranges (-k 2..10 --load 0.8,0.9,0.95); entries run
-in parallel on all cores and print in order.`,
+With --servers it adds the edge of finite systems of N servers: T*(N, H), the
+period at which a system started balanced tips into the herd within --horizon
+refresh periods with probability ½, from the escape analysis of the map (the
+board's noise at finite N, its stationary spread around the balanced state, and
+the escape over the saddle to the herd; nothing fitted). With --simulate it also
+measures that edge with the simulator: runs of N servers from the empty start at
+seven periods around the theory edge, --reps each, stopped at the tip, and the
+logistic fit of the fraction that tipped, with its 95% interval.
+
+-k, --load and --servers take lists and ranges (-k 2..10 --load 0.8,0.9,0.95
+--servers 25,100,800); entries run in parallel on all cores and print in order.`,
 		Example: `  fluid edge
   fluid edge -k 5 --load 0.9 --confirm
-  fluid edge -k 2..10 --load 0.8,0.9,0.95 --json`,
+  fluid edge -k 2..10 --load 0.8,0.9,0.95 --json
+  fluid edge -k 5 --load 0.9 --servers 25,100,800,1600
+  fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEdge(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
@@ -50,6 +67,11 @@ in parallel on all cores and print in order.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "numbers of dispatchers k: a list and/or ranges")
 	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "loads λ per server, 0 < λ < 1 (a list)")
+	f.StringVar(&o.servers, "servers", "", "numbers of servers N for finite-N edges (a list and/or ranges; none: N → ∞ only)")
+	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, "finite N: refresh periods within which a system must tip")
+	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
+	f.IntVar(&o.reps, "reps", 16, "--simulate: runs per simulated period")
+	f.Uint64Var(&o.seed, "seed", 1, "--simulate: random seed")
 	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (0: all cores)")
@@ -85,6 +107,31 @@ type edgeRow struct {
 	Confirm    *confirmReport `json:"confirmation,omitempty"`
 	Evals      int            `json:"evaluations"` // map evaluations
 	RowSeconds float64        `json:"seconds"`
+	// Finite-N rows: Servers is N and Horizon H (null on the N = ∞ row),
+	// Scaled the finite-N edge T*(N, H)(1−λ)², InfiniteScaled the N = ∞
+	// edge it lies above; Simulated the simulated edge (with --simulate).
+	Servers        *int           `json:"servers"`
+	Horizon        *int           `json:"horizon"`
+	InfiniteScaled *float64       `json:"infinite_scaled,omitempty"`
+	Simulated      *simulatedEdge `json:"simulated,omitempty"`
+}
+
+// simulatedEdge is the finite-N edge measured by simulation.
+type simulatedEdge struct {
+	Scaled float64          `json:"scaled"` // where the fitted tipping probability crosses ½
+	CI95   [2]float64       `json:"ci95"`   // its 95% interval
+	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
+	Reps   int              `json:"reps"`   // runs per period
+	Points []simulatedPoint `json:"points"`
+}
+
+// simulatedPoint is the simulated tipping frequency at one period.
+type simulatedPoint struct {
+	Scaled   float64    `json:"scaled"`
+	Tipped   int        `json:"tipped"`
+	Reps     int        `json:"reps"`
+	Fraction float64    `json:"fraction"`
+	CI95     [2]float64 `json:"ci95"` // Wilson score interval
 }
 
 // confirmReport is the dynamic confirmation (--confirm).
@@ -103,16 +150,37 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err != nil {
 		return err
 	}
+	ns := []int{0}
+	if o.servers != "" {
+		more, err := parseIntList("servers", o.servers)
+		if err != nil {
+			return err
+		}
+		for _, n := range more {
+			if n < 1 {
+				return usagef("invalid --servers: %d, want N ≥ 1", n)
+			}
+		}
+		ns = append(ns, more...)
+	}
+	if o.simulate && len(ns) == 1 {
+		return usagef("--simulate needs --servers: the simulator runs finite systems")
+	}
+	if o.simulate && (o.reps < 2 || o.reps > 10000) {
+		return usagef("invalid --reps: %d, want 2..10000", o.reps)
+	}
 	var models []staleboard.Model
 	for _, l := range o.loads {
 		for _, k := range ks {
-			models = append(models, staleboard.Model{K: k, Load: l})
+			for _, n := range ns {
+				models = append(models, staleboard.Model{K: k, Load: l, Servers: n})
+			}
 		}
 	}
 	start := time.Now()
 	bar := newProgress(stderr, len(models), "edges")
 	var mu sync.Mutex
-	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Workers: o.workers, Progress: func(p staleboard.EdgeProgress) {
+	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, Progress: func(p staleboard.EdgeProgress) {
 		if p.Done != nil {
 			mu.Lock()
 			bar.add(1)
@@ -124,14 +192,53 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &edgeReport{Seconds: time.Since(start).Seconds()}
+	rep := &edgeReport{}
 	for _, r := range results {
 		rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
 	}
+	if o.simulate {
+		if err := simulateEdges(stderr, rep, o); err != nil {
+			return err
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
 	if o.json {
 		return writeJSON(stdout, rep)
 	}
 	return rep.writeTable(stdout)
+}
+
+// simulateEdges measures every finite-N edge of the report by simulation:
+// seven periods within ±10% of the theory edge.
+func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
+	var rows []*edgeRow
+	for i := range rep.Rows {
+		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
+			rows = append(rows, &rep.Rows[i])
+		}
+	}
+	offsets := []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10}
+	bar := newProgress(stderr, len(rows)*len(offsets), "simulating")
+	defer bar.done()
+	for i, row := range rows {
+		var grid []float64
+		for _, d := range offsets {
+			grid = append(grid, *row.Scaled*(1+d))
+		}
+		curve, err := validate.SimulateTipCurve(row.K, row.Load, *row.Servers, &validate.TipCurveSettings{
+			Scaled: grid, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
+			Progress: func(int, int) { bar.add(1) }})
+		if err != nil {
+			return paramUsage(err)
+		}
+		st, _ := curve.Status.MarshalText()
+		sim := &simulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
+		for _, p := range curve.Points {
+			sim.Points = append(sim.Points, simulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
+		}
+		row.Simulated = sim
+	}
+	return nil
 }
 
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
@@ -141,6 +248,22 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 		Leading:   complexOf(r.Leading),
 		Radius:    r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
 		Evals: r.Evaluations, RowSeconds: r.Seconds,
+	}
+	if r.Servers > 0 {
+		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
+		row.InfiniteScaled = ptr(r.Infinite.Scaled)
+		row.Mechanism = "escape within the horizon"
+		if !r.Found {
+			row.Status = "no edge down to the floor"
+			return row
+		}
+		row.Status = "edge"
+		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
+		row.Bracket = []float64{r.Lo, r.Hi}
+		if r.Line > 0 {
+			row.Ratio = ptr(r.Scaled / r.Line)
+		}
+		return row
 	}
 	if !r.Found {
 		row.Status = "no edge down to the floor"
@@ -168,7 +291,12 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "k\tλ\tT*\tT*(1−λ)²\t0.9(k−2)\tratio\tbranch\tends by\tleading eig.\tsojourn\tseconds\t")
 	confirmed := false
+	finite := false
 	for _, row := range r.Rows {
+		if row.Servers != nil {
+			finite = true
+			continue
+		}
 		if row.Scaled == nil {
 			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.K, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
 			continue
@@ -183,6 +311,9 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(&b, "\nT* is bracketed to 1e-4 relative; branch = pass in progress at T* on the last balanced fixed point;\n")
 	fmt.Fprintf(&b, "sojourn = mean time in system there (service times). %d entries in %.1f s.\n", len(r.Rows), r.Seconds)
+	if finite {
+		r.writeFinite(&b)
+	}
 	if confirmed {
 		b.WriteString("\nDirect iteration:\n")
 		for _, row := range r.Rows {
@@ -203,4 +334,36 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFinite adds the finite-N rows: the theory edge per N, and the
+// simulated one with its interval.
+func (r *edgeReport) writeFinite(b *strings.Builder) {
+	b.WriteString("\nFinite N: T*(N, H), where a system of N servers started balanced tips within H refresh periods with probability ½\n\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\tsimulated\t95% interval\tpoints (tipped/runs)\t")
+	for _, row := range r.Rows {
+		if row.Servers == nil {
+			continue
+		}
+		edge := "—"
+		if row.Scaled != nil {
+			edge = fmt.Sprintf("%.4f", *row.Scaled)
+		}
+		simulated, ci, pts := "", "", ""
+		if s := row.Simulated; s != nil {
+			simulated = "no crossing"
+			if s.Status == "converged" {
+				simulated, ci = fmt.Sprintf("%.4f", s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
+			}
+			var p []string
+			for _, q := range s.Points {
+				p = append(p, fmt.Sprintf("%.2f:%d/%d", q.Scaled, q.Tipped, q.Reps))
+			}
+			pts = strings.Join(p, " ")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%.4f\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, *row.InfiniteScaled, simulated, ci, pts)
+	}
+	tw.Flush()
+	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")
 }

@@ -63,4 +63,85 @@
 // Above the edge a herd coexists with the balanced state: Attractor from a
 // half-loaded board settles on a two-group swapping cycle whose mean time
 // in system is about 0.40·T.
+//
+// # Tipping
+//
+// A board has tipped into the herd when its mean exceeds
+// spec.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
+// same definition (see its documentation for why these numbers).
+//
+// # Finite N
+//
+// A system of N servers does not sit at the balanced fixed point x*: its
+// board fluctuates around it by O(1/√N), and it tips when a fluctuation
+// carries it out of x*'s basin. Near the edge that takes only a small
+// fluctuation, so finite systems tip at periods where the N → ∞ balanced
+// state is still stable: their edge T*(N, H) — the period at which a
+// system started balanced tips within H refresh periods with probability
+// ½ — lies above T*. The escape analysis (Escape, TipProbability, and
+// Edge with Model.Servers > 0) computes it from the map, with nothing
+// fitted:
+//
+// Noise per period (BoardNoise). Write the next board as Φ_T(x) + ξ/√N.
+// Given the pass boundaries of every dispatcher, servers evolve
+// independently (within a pass a dispatcher's arrival times are iid
+// uniform and assigned in random order), so the next board is a sum of
+// multinomials: Cov(ξ | passes) = Σ_b x_b·(diag P_b − P_b P_bᵀ), with P_b
+// the law at T of a server whose board reads b. The boundaries move too:
+// dispatcher d reaches the end of pass v when its Poisson count of
+// arrivals (rate λN/k) reaches N·Σ_{u≤v} F(u), so its clock runs ahead or
+// behind by a Brownian offset of variance k·t/(λN) at time t, independent
+// across dispatchers. To first order each dispatcher moves the next board
+// by (1/k)·Σ_v G_v·δt_v, G_v = ∂Φ/∂t_v with every dispatcher's boundary
+// t_v moved (computed by differences on the map), and
+//
+//	Cov(ξ) = Σ_b x_b·(diag P_b − P_b P_bᵀ) + (1/λ)·Σ_j Δ_j·H_j H_jᵀ,
+//
+// with Δ_j = t_j − t_{j−1} and H_j = Σ_{v≥j} G_v: the clocks' independent
+// increments. The second term, the dispatchers' timing, is a third of the
+// board mean's variance and is what makes the finite system herd early.
+// The validate package checks Σ against simulation at N = 1,000 and 4,000.
+//
+// Stationary spread. Around x* the linearised board follows
+// y_{n+1} = J·y_n + ξ_n/√N (J the map's Jacobian on zero-sum
+// perturbations), whose stationary covariance solves the discrete Lyapunov
+// equation C = J·C·Jᵀ + Σ, summed by doubling.
+//
+// Escape. The board mean is the slow coordinate the escape follows
+// (simulated runs drift up in it for tens of periods before they tip). The
+// most likely fluctuation that raises it by a is a·C·w/(wᵀCw), w the board
+// values; along it (kept positive by an exponential tilt of x*) bisection
+// on the deterministic map finds where the state stops returning to x*.
+// The orbit just inside lingers at the saddle on the basin's boundary and
+// returns to x* along the saddle's unstable manifold; the orbit just
+// outside leaves into the herd — or into another balanced fixed point
+// (balanced branches coexist near the edge), from which the climb goes on
+// to the next saddle. The board mean's deterministic next value along
+// those orbits, y ↦ f(y), and its one-period variance v(y) at x*, the
+// saddles and the wells, make a Markov chain in the board mean,
+//
+//	y_{n+1} = f(y_n) + √(κ·v(y_n)/N)·Z_n,  κ = (1 − ρ²)·wᵀCw / wᵀΣw,
+//
+// ρ the slope of f at y*: κ makes the chain's stationary variance at y*
+// the linear-noise one (the other modes feed the mean's fluctuations).
+// Crossing the last saddle's board mean is tipping. The chain, discretised
+// on 400 cells, gives the probability of tipping within H periods from
+// y*, and T*(N, H) is found on a grid of periods above T* (2.5% steps,
+// then three bisections and logit interpolation).
+//
+// What it gets right, and where it breaks. For k = 5, λ = 0.9 and H = 100
+// it gives T*(N)(1−λ)² = 3.60, 3.13, 2.99, 2.97 and 2.95 at N = 25, 100,
+// 800, 1,600 and 10,000, decreasing to T* = 2.90 about like 1/√N; the
+// published simulations say about 3.5, 3.2 and 2.9–3.0. The
+// approximations: the noise is first order in 1/√N (at N = 1,000 the
+// simulated variance of the fraction of empty servers is already 13%
+// below it); the escape is reduced to one coordinate; noise is Gaussian.
+// It breaks at small N, where the board holds few servers and one period's
+// noise is not Gaussian (N = 25 depends more on H than the others: 3.43 at
+// H = 50, 3.83 at H = 200); as H → ∞ every finite system tips at every T
+// (the herd is absorbing and the escape probability per period is never
+// zero), so T*(N, H) grows without bound like √(log H) — the finite-N edge
+// exists only for a stated horizon. And near T* the balanced branches make
+// the tipping probability a sawtooth in T, rising after each change of the
+// pass in progress at T: T*(N, H) follows it, not a smooth curve.
 package staleboard

@@ -10,6 +10,7 @@ import (
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/spec"
 )
 
 // EdgeSettings control Edge. Zero fields mean defaults.
@@ -23,8 +24,13 @@ type EdgeSettings struct {
 	Top float64
 	// RelTol is the relative width of the final bracket. Default 1e-4.
 	RelTol float64
-	// Confirm runs the dynamic confirmation (see EdgeConfirmation).
+	// Confirm runs the dynamic confirmation (see EdgeConfirmation) of an
+	// N = ∞ edge.
 	Confirm bool
+	// Horizon is H, the refresh periods within which a finite system must
+	// tip for the finite-N edge (Model.Servers > 0). Default
+	// DefaultHorizon.
+	Horizon int
 	// Workers is the number of entries EdgeTable computes at once. Default
 	// GOMAXPROCS. Results do not depend on it.
 	Workers int
@@ -35,7 +41,8 @@ type EdgeSettings struct {
 
 // EdgeProgress is one step of an edge computation.
 type EdgeProgress struct {
-	// Entry is the index of the model in EdgeTable's list (0 for Edge).
+	// Entry is the index of the model in EdgeTable's list (0 for Edge),
+	// or −1 for the N = ∞ search behind finite-N entries.
 	Entry int
 	// Period is the T of the fixed-point solve just done, and Found whether
 	// it found a stable balanced fixed point (zero values when Done is set).
@@ -54,9 +61,9 @@ type EdgeConfirmation struct {
 	AboveDecay float64
 	AboveOK    bool
 	// Below is 0.99·T*: iterating from the last balanced fixed point, the
-	// board mean leaves the balanced state (exceeds twice its value) after
-	// BelowIterations iterations, and the mean time in system there is
-	// BelowSojourn (the herd's).
+	// board tips (its mean exceeds spec.TipThreshold, the simulator's
+	// criterion too) after BelowIterations iterations, and the mean time in
+	// system there, 20 periods later, is BelowSojourn (the herd's).
 	Below           float64
 	BelowTipped     bool
 	BelowIterations int
@@ -103,6 +110,23 @@ type EdgeResult struct {
 	// Status is Converged once the edge is bracketed to RelTol, or the
 	// balanced state followed down to the floor.
 	Status solver.Status
+
+	// Servers and Horizon are the model's N and the settings' horizon H
+	// for a finite-N edge (zero for N = ∞). Its Period and Scaled are then
+	// T*(N, H), where a system of N servers started balanced tips within H
+	// refresh periods with probability ½ (see TipProbability); Lo and Hi
+	// bracket it (probability ≥ ½ at Lo, < ½ at Hi); Infinite is the
+	// N = ∞ edge the search starts from; Escapes counts the escape analyses
+	// (see Escape) the search computed or shared. The fields that describe
+	// the ending branch (Branch, Mechanism, Leading, …) belong to the
+	// N = ∞ edge and are left zero.
+	Servers, Horizon int
+	Infinite         *EdgeResult
+	Escapes          int
+
+	// board is the balanced fixed point at Hi (N = ∞), where a finite-N
+	// search continues from.
+	board []float64
 }
 
 // Edge computes the tipping edge T* of the refresh-period map for the
@@ -118,7 +142,11 @@ func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return edge(m, set, 0)
+	out := make([]*EdgeResult, 1)
+	if err := edgeGroup([]Model{*m}, []int{0}, set, out); err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
 // edgeSettings checks an edge's model (which takes no period), fills in
@@ -135,6 +163,10 @@ func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
 		set = *s
 	}
 	set.Floor = param.Or(set.Floor, 0.05)
+	set.Horizon = param.Or(set.Horizon, DefaultHorizon)
+	if set.Horizon < 1 || set.Horizon > MaxHorizon {
+		return nil, param.Errorf("Horizon", "%d refresh periods, want 1..%d", set.Horizon, MaxHorizon)
+	}
 	set.Top = param.Or(set.Top, 1.25*math.Max(line(m.K), 0.5)+1)
 	set.RelTol = param.Or(set.RelTol, 1e-4)
 	if err := param.Positive("Floor", set.Floor); err != nil {
@@ -161,7 +193,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	start := time.Now()
 	k, load := mod.MapK(), mod.Load
 	progress := func(p EdgeProgress) {
-		if set.Progress != nil {
+		if set.Progress != nil && (entryIndex >= 0 || p.Done == nil) {
 			p.Entry = entryIndex
 			set.Progress(p)
 		}
@@ -199,7 +231,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 		if !(T > 0) || !param.Finite(T) {
 			return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
 		}
-		m := newMap(k, load, T)
+		m := newMap(k, load, T).boardOnly()
 		maps[T] = m
 		return m, nil
 	}
@@ -262,15 +294,12 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	if end.Spectrum != nil {
 		res.Leading, res.Radius = end.Spectrum.Leading, end.Spectrum.Radius
 	}
-	m, err := mapAt(end.Hi)
-	if err != nil {
-		return nil, err
-	}
-	r, err := m.Apply(end.X)
+	r, err := newMap(k, load, end.Hi).Apply(end.X)
 	if err != nil {
 		return nil, err
 	}
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
+	res.board = end.X
 	if set.Confirm && res.Found {
 		// Above the edge, start from the followed (verified stable) fixed
 		// point nearest 1.01·T*; below it, from the last one.
@@ -331,9 +360,9 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 	c.AboveDecay = dist(p, fp.X) / d0
 	c.AboveOK = c.AboveDecay < 0.5
 	// Below: iterate from the last balanced fixed point until the board
-	// mean doubles (the herd), on a free support.
+	// tips into the herd, on a free support.
 	mb := newMap(k, load, c.Below)
-	base := Mean(x)
+	thr := spec.TipThreshold(c.Below, load)
 	q := x
 	for it := 1; it <= 5000; it++ {
 		r, err := mb.Apply(q)
@@ -342,7 +371,7 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 		}
 		evals++
 		q = r.Next
-		if r.BoardMean > 2*base+1 {
+		if r.BoardMean > thr {
 			c.BelowTipped, c.BelowIterations = true, it
 			// Let the herd settle a little, then record its mean time.
 			for range 20 {
@@ -361,9 +390,11 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 }
 
 // EdgeTable computes Edge for every model, on up to s.Workers goroutines.
-// Results are in the order of models whatever the number of workers: each
-// entry is computed independently, so the numbers do not depend on it
-// either. Every model is validated before any work starts.
+// Results are in the order of models whatever the number of workers:
+// entries are computed independently (finite-N entries of the same k, λ
+// and tally share one search, run by one goroutine), so the numbers do
+// not depend on it either. Every model is validated before any work
+// starts.
 func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
 	sets := make([]*EdgeSettings, len(models))
 	for i := range models {
@@ -373,22 +404,41 @@ func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
 		}
 		sets[i] = set
 	}
+	// Group the entries by everything but N, in order of first appearance.
+	type key struct {
+		k     int
+		load  float64
+		tally Tally
+	}
+	index := map[key]int{}
+	var groups [][]int
+	for i, m := range models {
+		kk := key{m.K, m.Load, m.Tally}
+		g, ok := index[kk]
+		if !ok {
+			g = len(groups)
+			index[kk] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
 	// Largest first (cost grows with k and with λ): better packing.
-	order := make([]int, len(models))
+	order := make([]int, len(groups))
 	for i := range order {
 		order[i] = i
 	}
-	cost := func(i int) float64 { return float64(models[i].MapK()) / models[i].Scale() }
+	cost := func(g int) float64 {
+		m := models[groups[g][0]]
+		return float64(m.MapK()) / m.Scale() * float64(len(groups[g]))
+	}
 	sort.SliceStable(order, func(a, b int) bool { return cost(order[a]) > cost(order[b]) })
 	workers := 0
 	if s != nil {
 		workers = s.Workers
 	}
 	out := make([]*EdgeResult, len(models))
-	err := parallel.For(len(models), workers, order, func(i int) error {
-		var err error
-		out[i], err = edge(&models[i], sets[i], i)
-		return err
+	err := parallel.For(len(groups), workers, order, func(g int) error {
+		return edgeGroup(models, groups[g], sets[groups[g][0]], out)
 	})
 	if err != nil {
 		return nil, err

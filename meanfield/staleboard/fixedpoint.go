@@ -135,14 +135,17 @@ func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 		solve = *set.Solve
 	}
 	// A first plain application sizes the support.
-	r, err := mp.Apply(start)
+	// The solves need the next board only; the result's map application
+	// adds the mean time in system.
+	fast := mp.boardOnly()
+	r, err := fast.Apply(start)
 	if err != nil {
 		return nil, err
 	}
 	n := max(2*support(r.Next, 1e-18)+32, len(start))
 	x := pad(start, n)
 	for {
-		f := &supportFunc{m: mp}
+		f := &supportFunc{m: fast}
 		res, err := fixedpoint.Solve(f.eval, x, &solve)
 		if err != nil {
 			return nil, err
@@ -152,10 +155,11 @@ func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 			x = pad(res.X, n)
 			continue
 		}
-		if err := f.eval(make([]float64, n), res.X); err != nil {
+		final := &supportFunc{m: mp}
+		if err := final.eval(make([]float64, n), res.X); err != nil {
 			return nil, err
 		}
-		return &FixedPointResult{Board: res.X, Map: f.last, Solve: res, Lost: f.lost, Status: solver.FromFixedPoint(res.Status)}, nil
+		return &FixedPointResult{Board: res.X, Map: final.last, Solve: res, Lost: math.Max(f.lost, final.lost), Status: solver.FromFixedPoint(res.Status)}, nil
 	}
 }
 
@@ -166,6 +170,6 @@ func (m *Map) Spectrum(p []float64) (*fixedpoint.Spectrum, error) {
 	if _, err := checkBoard(p); err != nil {
 		return nil, err
 	}
-	f := &supportFunc{m: m}
+	f := &supportFunc{m: m.boardOnly()}
 	return fixedpoint.ComputeSpectrum(f.eval, pad(p, len(p)), &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24})
 }

@@ -30,6 +30,11 @@ type Map struct {
 	// 1e-17.
 	TrimTol, PoissonTol float64
 
+	// noIntegral skips the time integral of E[q] (MeanQueue and Sojourn
+	// come out NaN): a map used only for its next board (solves, orbits)
+	// saves the quadrature it needs.
+	noIntegral bool
+
 	cache  map[passKey]*passWeights
 	gl     map[int][2][]float64 // Gauss–Legendre rules by size
 	logC   []float64            // log C(k, j)
@@ -71,6 +76,14 @@ func NewMap(m *Model) (*Map, error) {
 // validated.
 func newMap(k int, load, period float64) *Map {
 	return &Map{K: k, Load: load, Period: period, cache: map[passKey]*passWeights{}}
+}
+
+// boardOnly returns a map of the same model that computes the next board
+// only, without the mean time in system.
+func (m *Map) boardOnly() *Map {
+	f := newMap(m.K, m.Load, m.Period)
+	f.noIntegral = true
+	return f
 }
 
 func (m *Map) trimTol() float64 {
@@ -220,6 +233,9 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 	res.Next = append([]float64(nil), next[:n]...)
 	res.BoardMean = Mean(res.Next)
 	res.MeanQueue = integral / T
+	if m.noIntegral {
+		res.MeanQueue = math.NaN()
+	}
 	res.Sojourn = res.MeanQueue / m.Load
 }
 

@@ -50,7 +50,29 @@ type Model struct {
 	Period float64
 	// Tally is what the dispatchers add to the board (default Own).
 	Tally Tally
+	// Servers is N, the number of servers of a finite system, or 0 for
+	// N → ∞ (the default). The map, its fixed points and its attractors
+	// are N → ∞ objects and take 0; Edge and TipProbability with N > 0
+	// compute the finite-N edge and tipping probabilities.
+	Servers int
 }
+
+// Bounds of the finite-N inputs.
+const (
+	// MaxServers bounds Model.Servers.
+	MaxServers = 1 << 30
+	// MaxHorizon bounds the horizon in refresh periods.
+	MaxHorizon = 1_000_000
+	// DefaultHorizon is the horizon of the finite-N edge when none is
+	// given: 100 refresh periods. The edge depends on it only through
+	// the logarithm of the horizon (the escape probability per period
+	// falls exponentially in N), and 100 periods is the order of the
+	// simulations the published finite-N edges come from (about 2 million
+	// jobs at N = 100 and T ≈ 300). Halving or doubling it moves the edge
+	// of k = 5, λ = 0.9 by −0.4%/+2% at N = 100, ±0.4% at N = 800, and
+	// −5%/+6% at N = 25, where a period's noise is largest.
+	DefaultHorizon = 100
+)
 
 // Validate checks the parameters; the *param.Error names the field. It
 // allows Period = 0 (Edge's model); the entry points that iterate the map
@@ -68,16 +90,31 @@ func (m *Model) Validate() error {
 	if m.Tally < Own || m.Tally > Partitioned {
 		return param.Errorf("Tally", "unknown tally %d", int(m.Tally))
 	}
+	if m.Servers < 0 || m.Servers > MaxServers {
+		return param.Errorf("Servers", "N = %d, want 0 (N → ∞) or 1..%d", m.Servers, MaxServers)
+	}
 	return nil
 }
 
-// validateMap is Validate plus Period > 0.
-func (m *Model) validateMap() error {
+// validatePeriod is Validate plus Period > 0.
+func (m *Model) validatePeriod() error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
 	if m.Period == 0 {
 		return param.Errorf("Period", "T = 0, want a finite refresh period > 0")
+	}
+	return nil
+}
+
+// validateMap is validatePeriod plus Servers = 0: the map is an N → ∞
+// object.
+func (m *Model) validateMap() error {
+	if err := m.validatePeriod(); err != nil {
+		return err
+	}
+	if m.Servers != 0 {
+		return param.Errorf("Servers", "N = %d: the refresh-period map is the N → ∞ limit; leave Servers 0", m.Servers)
 	}
 	return nil
 }

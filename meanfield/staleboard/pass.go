@@ -45,6 +45,10 @@ func (m *Map) weights(L, tau float64) *passWeights {
 	}
 	S := len(pw.pois) - 1
 	pw.binom = m.binomial(tau / L)
+	if m.noIntegral {
+		m.store(key, pw)
+		return pw
+	}
 	// W(a, s) by Gauss–Legendre on [0, τ]: the integrand is a polynomial of
 	// degree ≤ k + s times e^{−t}; enough nodes make the rule exact to
 	// rounding (checked against the time-changed ODE in the tests).
@@ -68,11 +72,16 @@ func (m *Map) weights(L, tau float64) *passWeights {
 			}
 		}
 	}
+	m.store(key, pw)
+	return pw
+}
+
+// store caches a pass's weights (the cache is emptied when it holds 4096).
+func (m *Map) store(key passKey, pw *passWeights) {
 	if len(m.cache) > 4096 {
 		clear(m.cache)
 	}
 	m.cache[key] = pw
-	return pw
 }
 
 // legendre returns the n-point Gauss–Legendre rule on [−1, 1], cached.
@@ -256,7 +265,9 @@ func (m *Map) passRecursion(x []float64, L, tau float64) ([]float64, float64, fl
 					mc[a] = ca*(mc[a-1]+mass) + cs*downMean
 				}
 			}
-			integral += pw.w[a][s] * mc[a]
+			if pw.w != nil {
+				integral += pw.w[a][s] * mc[a]
+			}
 			if c := pw.pois[s] * pw.binom[a]; c > 0 {
 				for q, v := range d {
 					out[q] += c * v

@@ -48,6 +48,21 @@ type Config struct {
 	// Start is the initial state (default empty). Its jobs arrive at time
 	// 0 and are never measured.
 	Start spec.Start
+	// Queues, if not nil, is an explicit initial state instead of Start:
+	// server i holds Queues[i] jobs (len(Queues) = Servers).
+	Queues []int32
+	// Horizon, if positive, runs each replication for Horizon refresh
+	// periods (until time Horizon·Period) instead of a number of jobs:
+	// Jobs must then be 0, every job is measured that completes in time
+	// (after Warmup jobs), and Period must be positive.
+	Horizon int
+	// StopAtTip ends a replication at its first refresh after the start
+	// whose board mean exceeds spec.TipThreshold (the herd is absorbing:
+	// nothing after the tip is needed to say that it tipped).
+	StopAtTip bool
+	// RecordFinal keeps each replication's queue lengths at its end
+	// (Rep.FinalQueues).
+	RecordFinal bool
 	// Jobs is the number of measured jobs per replication (default
 	// 100,000): the jobs with arrival numbers Warmup … Warmup+Jobs−1.
 	Jobs int
@@ -122,6 +137,9 @@ func (c Config) normalized() (Config, error) {
 	}
 	if int64(c.Start.MaxJobs())*int64(c.Servers) > 1<<31 {
 		return c, param.Errorf("Start", "%v puts too many jobs in the system", c.Start)
+	}
+	if err := c.checkQueues(); err != nil {
+		return c, err
 	}
 	if err := c.normalizeLength(); err != nil {
 		return c, err
@@ -214,8 +232,62 @@ func (c *Config) normalizeTokens() error {
 	return nil
 }
 
-// normalizeLength checks and defaults Jobs, Warmup and Reps.
+// checkQueues checks an explicit initial state.
+func (c *Config) checkQueues() error {
+	if c.Queues == nil {
+		return nil
+	}
+	if len(c.Queues) != c.Servers {
+		return param.Errorf("Queues", "%d queue lengths for %d servers", len(c.Queues), c.Servers)
+	}
+	if !c.Start.IsEmpty() {
+		return param.Errorf("Queues", "an explicit initial state replaces Start (%v): give one of them", c.Start)
+	}
+	var total int64
+	for i, q := range c.Queues {
+		if q < 0 {
+			return param.Errorf("Queues", "server %d holds %d jobs, want ≥ 0", i, q)
+		}
+		total += int64(q)
+	}
+	if total > 1<<31 {
+		return param.Errorf("Queues", "%d jobs at the start is too many", total)
+	}
+	return nil
+}
+
+// MaxHorizon bounds Config.Horizon.
+const MaxHorizon = 1_000_000
+
+// normalizeLength checks and defaults Jobs (or Horizon), Warmup and Reps.
 func (c *Config) normalizeLength() error {
+	if c.Horizon != 0 {
+		if c.Horizon < 0 || c.Horizon > MaxHorizon {
+			return param.Errorf("Horizon", "%d refresh periods, want 1..%d", c.Horizon, MaxHorizon)
+		}
+		if c.Period == 0 {
+			return param.Errorf("Horizon", "a run of %d refresh periods needs a refresh period T > 0", c.Horizon)
+		}
+		if c.Jobs != 0 {
+			return param.Errorf("Jobs", "%d jobs: a run lasts either a number of jobs or a Horizon of refresh periods, not both", c.Jobs)
+		}
+		if c.Warmup == -1 {
+			c.Warmup = 0
+		}
+		if c.Warmup < 0 {
+			return param.Errorf("Warmup", "%d warm-up jobs, want ≥ 0 (or -1 for none)", c.Warmup)
+		}
+		if c.Reps == 0 {
+			c.Reps = DefaultReps
+		}
+		if c.Reps < 1 {
+			return param.Errorf("Reps", "%d replications, want at least 1", c.Reps)
+		}
+		return nil
+	}
+	if c.StopAtTip {
+		return param.Errorf("StopAtTip", "stopping at the tip needs a Horizon of refresh periods")
+	}
 	if c.Jobs == 0 {
 		c.Jobs = DefaultJobs
 	}

@@ -78,7 +78,11 @@ func (e *engine) run() {
 	c := &e.cfg
 	// The start: its jobs arrive at time 0, unmeasured.
 	for i := range e.n {
-		for range c.Start.ServerJobs(i, e.n) {
+		jobs := c.Start.ServerJobs(i, e.n)
+		if c.Queues != nil {
+			jobs = int(c.Queues[i])
+		}
+		for range jobs {
 			e.arrive(i, job{size: e.sizes.draw(e.rng), id: -1})
 		}
 	}
@@ -108,6 +112,10 @@ func (e *engine) run() {
 		evSnapshot
 		evSample
 	)
+	until := math.Inf(1) // a run of Horizon periods ends at its last refresh
+	if c.Horizon > 0 {
+		until = float64(c.Horizon) * c.Period
+	}
 	for !e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes) {
 		// The earliest event; on a tie the first in this order.
 		t, kind := e.nextArrival, evArrival
@@ -127,6 +135,9 @@ func (e *engine) run() {
 		if e.nextSample < t {
 			t, kind = e.nextSample, evSample
 		}
+		if t > until {
+			break
+		}
 		e.now = t
 		switch kind {
 		case evArrival:
@@ -134,7 +145,10 @@ func (e *engine) run() {
 		case evDeparture:
 			e.departure(srv)
 		case evRefresh:
-			e.refresh()
+			if e.refresh() && c.StopAtTip {
+				e.events++
+				return
+			}
 			e.nextRefresh = t + c.Period
 		case evExchange:
 			e.tokens.exchange()
@@ -228,8 +242,9 @@ func (e *engine) departure(i int) {
 	e.measure.departure(j, wait, e.now)
 }
 
-// refresh copies the queue lengths to the board and records its mean.
-func (e *engine) refresh() {
+// refresh copies the queue lengths to the board and records its mean; it
+// reports the run's first tip.
+func (e *engine) refresh() bool {
 	e.dispatchers.refresh()
-	e.measure.refreshed(e.now)
+	return e.measure.refreshed(e.now)
 }

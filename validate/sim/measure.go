@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/spec"
+)
 
 // batches is the number of batch means of a single replication.
 const batches = 10
@@ -68,6 +72,8 @@ type measurement struct {
 	batch                          [batches]batchSums
 
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when
+	tipThreshold           float64   // spec.TipThreshold (+Inf without a board or at λ ≥ 1)
+	tippedAt               int       // the first refresh after the start above the threshold (0: none)
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
 	corrSum            float64 // sum of the correlations between snapshots
@@ -84,7 +90,14 @@ type measurement struct {
 // newMeasurement returns the empty record of a replication of c.
 func newMeasurement(c *Config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
-		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series}
+		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,
+		tipThreshold: math.Inf(1)}
+	if c.Horizon > 0 {
+		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
+	}
+	if c.Period > 0 && c.Load < 1 {
+		m.tipThreshold = spec.TipThreshold(c.Period, c.Load)
+	}
 	if len(c.SampleTimes) > 0 {
 		m.samples = make([]Sample, 0, len(c.SampleTimes))
 	}
@@ -99,8 +112,12 @@ func (m *measurement) measured(id int64) bool {
 	return id >= m.warmupJobs && id < m.warmupJobs+m.measuredJobs
 }
 
-// batchOf returns the sums of the batch of measured job id.
+// batchOf returns the sums of the batch of measured job id (a run of
+// Horizon periods has one batch: its jobs are not counted in advance).
 func (m *measurement) batchOf(id int64) *batchSums {
+	if m.measuredJobs > math.MaxInt64/batches {
+		return &m.batch[0]
+	}
 	return &m.batch[(id-m.warmupJobs)*batches/m.measuredJobs]
 }
 
@@ -149,14 +166,22 @@ func (m *measurement) departure(j job, wait, now float64) {
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
-// at now.
-func (m *measurement) refreshed(now float64) {
+// at now, and whether the run has tipped there (see spec.TipThreshold):
+// it reports a tip at the first refresh after the start above the
+// threshold.
+func (m *measurement) refreshed(now float64) (tipped bool) {
 	var sum int64
 	for _, q := range m.queueLen {
 		sum += int64(q)
 	}
-	m.boardMeans = append(m.boardMeans, float64(sum)/float64(len(m.queueLen)))
+	mean := float64(sum) / float64(len(m.queueLen))
+	m.boardMeans = append(m.boardMeans, mean)
 	m.boardTimes = append(m.boardTimes, now)
+	if n := len(m.boardMeans) - 1; n > 0 && m.tippedAt == 0 && mean > m.tipThreshold {
+		m.tippedAt = n
+		return true
+	}
+	return false
 }
 
 // snapshotNow records the correlation between the queue lengths now and
@@ -227,14 +252,8 @@ func (m *measurement) rep(events int64, end float64) Rep {
 	if r.Refreshes > 0 {
 		r.BoardMean /= float64(r.Refreshes)
 	}
-	if nb := len(m.boardMeans); nb > 0 && m.load < 1 {
-		var s float64
-		for _, b := range m.boardMeans[nb/2:] {
-			s += b
-		}
-		s /= float64(nb - nb/2)
-		r.Tipped = s > math.Max(0.2*m.period, m.load/(1-m.load))
-	}
+	r.Tipped, r.TippedAt = m.tippedAt > 0, m.tippedAt
+	r.Periods = max(len(m.boardMeans)-1, 0)
 	if m.series {
 		r.Boards, r.BoardTimes = m.boardMeans, m.boardTimes
 	}

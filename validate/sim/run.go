@@ -34,11 +34,17 @@ type Rep struct {
 	// measured arrival on (Refreshes of them; 0 when there were none).
 	BoardMean float64
 	Refreshes int
-	// Tipped (seed 000 runs, Period > 0, λ < 1): the mean board over the
-	// last half of all refreshes exceeds max(0.2·T, λ/(1−λ)): worse than
-	// random dispatch (an M/M/1 queue holds λ/(1−λ) on average) and of the
-	// herd's order (0.4·T), while the balanced states stay below 0.1·T.
-	Tipped bool
+	// Tipped (board runs, Period > 0, λ < 1): at some refresh after the
+	// start the board mean exceeded spec.TipThreshold(T, λ) =
+	// max(0.2·T, λ/(1−λ)) — the definition the theory uses too; TippedAt
+	// is the first such refresh (1 = at time T), 0 if none. Periods is the
+	// number of refresh periods simulated after the start.
+	Tipped   bool
+	TippedAt int
+	Periods  int
+	// FinalQueues are the queue lengths at the end of the run
+	// (RecordFinal only).
+	FinalQueues []int32
 	// Boards is the board mean at every refresh from t = 0 (Series only),
 	// at times BoardTimes.
 	Boards, BoardTimes []float64
@@ -110,7 +116,11 @@ func Run(c Config) (*Result, error) {
 func runRep(c Config, rep int) Rep {
 	e := newEngine(c, rep)
 	e.run()
-	return e.measure.rep(e.events, e.now)
+	r := e.measure.rep(e.events, e.now)
+	if c.RecordFinal {
+		r.FinalQueues = append([]int32(nil), e.queueLen...)
+	}
+	return r
 }
 
 // TrajectoryPoint is the replication mean of the state at one sample time.

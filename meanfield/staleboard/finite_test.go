@@ -1,0 +1,170 @@
+package staleboard
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fluidlb/fluid/solver"
+)
+
+// The timing part of the board noise sums the dispatchers' clock
+// increments, (1/λ)·Σ_j Δ_j·H_j H_jᵀ with H_j = Σ_{v≥j} G_v; it must equal
+// the direct double sum over the boundaries' Brownian covariances,
+// (1/λ)·Σ_{u,v} min(t_u, t_v)·G_u G_vᵀ (an independent evaluation of the
+// same algebra). The noise is symmetric, positive semi-definite, and
+// mass-preserving: every row sums to zero (the board stays a
+// distribution).
+func TestBoardNoise(t *testing.T) {
+	m := &Model{K: 5, Load: 0.9, Period: 300}
+	fp, err := FixedPoint(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := fp.Board[:support(fp.Board, noiseSupportTol)]
+	mp, _ := NewMap(m)
+	fast := mp.boardOnly()
+	nz, err := fast.noise(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := len(x) - 1
+	s := fast.schedule(x, top, 1)
+	resp, _ := fast.boundaryResponse(x, top, &s)
+	bt := s.boundaryTimes()
+	direct := mat.NewSymDense(nz.Dim, nil)
+	for u := range bt {
+		for v := range bt {
+			c := math.Min(bt[u], bt[v]) / m.Load
+			for i, gi := range resp[u] {
+				for j, gj := range resp[v] {
+					if j >= i {
+						direct.SetSym(i, j, direct.At(i, j)+c*gi*gj)
+					}
+				}
+			}
+		}
+	}
+	cov := nz.Covariance()
+	for i := range nz.Dim {
+		var row float64
+		for j := range nz.Dim {
+			row += cov.At(i, j)
+			if d := math.Abs(direct.At(i, j) - nz.Timing.At(i, j)); d > 1e-10*(1+math.Abs(direct.At(i, j))) {
+				t.Fatalf("timing[%d][%d] = %v, direct sum %v", i, j, nz.Timing.At(i, j), direct.At(i, j))
+			}
+		}
+		if math.Abs(row) > 1e-9 {
+			t.Errorf("row %d of Σ sums to %v, want 0", i, row)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, false) {
+		t.Fatal("eigen")
+	}
+	if v := eig.Values(nil); v[0] < -1e-10 {
+		t.Errorf("Σ has a negative eigenvalue %v", v[0])
+	}
+	// The board mean's variance two ways: the matrix and the direct sum.
+	v, _, err := fast.meanVariance(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w float64
+	for i := range nz.Dim {
+		for j := range nz.Dim {
+			w += float64(i*j) * cov.At(i, j)
+		}
+	}
+	if math.Abs(v-w) > 1e-8*w {
+		t.Errorf("board mean variance %v from the matrix, %v directly", w, v)
+	}
+}
+
+// The escape analysis brackets what it must: just above the N = ∞ edge a
+// system of 100 servers tips within 100 periods with near certainty; at
+// 1.3·T* it does not; the probability falls as N grows and rises with the
+// horizon; below the edge (no balanced state) every system tips.
+func TestTipProbability(t *testing.T) {
+	edge, err := Edge(&Model{K: 5, Load: 0.9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.01 * edge.Period, Servers: 100}, nil)
+	if err != nil || near.Status != solver.Converged {
+		t.Fatal(near, err)
+	}
+	far, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.3 * edge.Period, Servers: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if near.Probability < 0.9 || far.Probability > 0.01 {
+		t.Errorf("N = 100: P(tip within 100) = %v at 1.01·T*, %v at 1.3·T*", near.Probability, far.Probability)
+	}
+	e := near.Escape
+	if !(e.SaddleMean > e.BalancedMean) || e.StationaryVar < e.OnePeriodVar || len(e.Path) < 3 {
+		t.Errorf("escape at 1.01·T*: balanced %v saddle %v, variances %v/%v, path %d", e.BalancedMean, e.SaddleMean, e.OnePeriodVar, e.StationaryVar, len(e.Path))
+	}
+	prev := 1.0
+	for _, n := range []int{25, 100, 400, 1600} {
+		p := e.TipProbability(n, 100)
+		if p > prev+1e-12 {
+			t.Errorf("P(tip) rises with N: %v at N = %d after %v", p, n, prev)
+		}
+		prev = p
+	}
+	if e.TipProbability(400, 10) > e.TipProbability(400, 100) || e.TipProbability(400, 100) > e.TipProbability(400, 1000) {
+		t.Error("P(tip) does not grow with the horizon")
+	}
+	below, err := NewEscape(&Model{K: 5, Load: 0.9, Period: 0.8 * edge.Period}, nil)
+	if err != nil || below.TipProbability(10000, 1) != 1 {
+		t.Errorf("below the edge: %v", err)
+	}
+	for _, bad := range []*Model{{K: 5, Load: 0.9, Period: 300}, {K: 5, Load: 0.9, Servers: 100}, {K: 5, Load: 0.9, Period: 300, Servers: -1}} {
+		if _, err := TipProbability(bad, nil); err == nil {
+			t.Errorf("%+v accepted", *bad)
+		}
+	}
+	if _, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 300, Servers: 100}, &TipSettings{Horizon: MaxHorizon + 1}); err == nil {
+		t.Error("a horizon beyond MaxHorizon accepted")
+	}
+}
+
+// The finite-N edges of k = 5, λ = 0.9 within 100 refresh periods against
+// the published simulations (about 3.5 at N = 25, 3.2 at 100, 2.9–3.0 at
+// 800 and 1,600), within 5%; and they fall toward the N = ∞ edge as N
+// grows.
+func TestFiniteEdgePublished(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the finite-N edge search takes about a minute")
+	}
+	var models []Model
+	ns := []int{0, 25, 100, 800, 1600, 10000}
+	for _, n := range ns {
+		models = append(models, Model{K: 5, Load: 0.9, Servers: n})
+	}
+	res, err := EdgeTable(models, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := res[0].Scaled
+	want := map[int]float64{25: 3.5, 100: 3.2, 800: 2.95}
+	prev := math.Inf(1)
+	for i, r := range res[1:] {
+		n := ns[i+1]
+		if !r.Found || r.Status != solver.Converged || r.Servers != n || r.Horizon != DefaultHorizon {
+			t.Fatalf("N = %d: %+v", n, r)
+		}
+		t.Logf("N = %d: T*(N)(1−λ)² = %.4f [%.4f, %.4f], %d escape analyses", n, r.Scaled, r.Lo*m1(0.9), r.Hi*m1(0.9), r.Escapes)
+		if w, ok := want[n]; ok && math.Abs(r.Scaled-w) > 0.05*w {
+			t.Errorf("N = %d: %.4f, published about %v (5%%)", n, r.Scaled, w)
+		}
+		if !(r.Scaled < prev && r.Scaled > inf) {
+			t.Errorf("N = %d: %.4f does not lie between the N = ∞ edge %.4f and the smaller N's %.4f", n, r.Scaled, inf, prev)
+		}
+		prev = r.Scaled
+	}
+}
+
+func m1(load float64) float64 { return (1 - load) * (1 - load) }

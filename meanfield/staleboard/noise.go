@@ -1,0 +1,238 @@
+package staleboard
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// noiseSupportTol is the class mass below which a class's contribution to
+// the finite-N noise is left out (its weight in the covariance is below
+// it).
+const noiseSupportTol = 1e-12
+
+// classLaws returns, for each class b of board p (its last non-zero class
+// top), the law at T of a server whose board reads b, under the passes s:
+// pure death until t_b, then the passes b..V (classes above V: pure death
+// over [0, T]). Classes lighter than noiseSupportTol get nil.
+func (m *Map) classLaws(p []float64, top int, s *passes) [][]float64 {
+	T := m.Period
+	out := make([][]float64, top+1)
+	for c := 0; c <= top; c++ {
+		if p[c] <= noiseSupportTol {
+			continue
+		}
+		if c > s.V {
+			out[c], _ = deathFrom(c, T)
+			continue
+		}
+		x, _ := deathFrom(c, s.t[c])
+		for u := c; u <= s.V; u++ {
+			L, tau := s.L[u], s.L[u]
+			if u == s.V {
+				tau = T - s.t[u]
+			}
+			if L > 0 {
+				x, _, _ = m.pass(x, L, tau)
+			}
+		}
+		out[c] = x
+	}
+	return out
+}
+
+// boundaryResponse returns, for v = 1..V+1, the derivative of the next
+// board with respect to the pass boundary t_v of every dispatcher at once
+// (pass v−1 ends later, pass v starts later, every other boundary fixed;
+// v = V+1 is the end of the pass in progress at T), by central differences
+// (one-sided where a neighbouring pass is empty or the border t_{V+1} = T
+// is near). Entry v−1 holds ∂Φ/∂t_v over queue lengths 0..len−1.
+func (m *Map) boundaryResponse(p []float64, top int, s *passes) ([][]float64, int) {
+	T := m.Period
+	V := s.V
+	evals := 0
+	eval := func(v int, e float64) []float64 {
+		evals++
+		q := passes{t: append([]float64(nil), s.t...), L: append([]float64(nil), s.L...), V: V}
+		if v <= V {
+			q.t[v] += e
+			q.L[v-1] += e
+			q.L[v] -= e
+		} else {
+			q.L[V] += e
+		}
+		var r MapResult
+		m.evolve(p, top, &q, &r)
+		return r.Next
+	}
+	out := make([][]float64, V+1)
+	for v := 1; v <= V+1; v++ {
+		var room float64 // how far the boundary may move either way
+		if v <= V {
+			room = math.Min(s.L[v-1], s.L[v])
+		} else {
+			room = s.t[V] + s.L[V] - T
+		}
+		eps := math.Min(1e-3, room/4)
+		var a, b []float64
+		var h float64
+		if eps > 0 {
+			a, b, h = eval(v, eps), eval(v, -eps), 2*eps
+		} else {
+			// An empty neighbouring pass (or the border at T): only a
+			// later boundary is feasible.
+			eps = 1e-3
+			if v <= V {
+				eps = math.Min(eps, s.L[v]/4)
+			}
+			if eps <= 0 {
+				continue
+			}
+			a, b, h = eval(v, eps), eval(v, 0), eps
+		}
+		g := make([]float64, max(len(a), len(b)))
+		for i := range g {
+			g[i] = (entry(a, i) - entry(b, i)) / h
+		}
+		out[v-1] = g
+	}
+	return out, evals
+}
+
+// boundaryTimes returns t_1..t_{V+1}, the times of the boundaries whose
+// responses boundaryResponse gives.
+func (s *passes) boundaryTimes() []float64 {
+	return append(append([]float64(nil), s.t[1:s.V+1]...), s.t[s.V]+s.L[s.V])
+}
+
+// Noise is the one-period noise of the board of a system with N servers,
+// to first order in 1/√N: the next board is Φ_T(p) + ξ/√N with ξ centred
+// and Cov(ξ) = Mult + Timing (see the package documentation, "Finite N"),
+// over queue lengths 0..Dim−1.
+type Noise struct {
+	Dim          int
+	Mult, Timing *mat.SymDense
+	// Evaluations counts the period evolutions computed (one per class
+	// law set, two per boundary response).
+	Evaluations int
+}
+
+// BoardNoise computes the one-period noise of the next board from board p
+// (a distribution) for the model (Period > 0).
+func BoardNoise(m *Model, p []float64) (*Noise, error) {
+	mp, err := NewMap(m)
+	if err != nil {
+		return nil, err
+	}
+	return mp.boardOnly().noise(p)
+}
+
+// Covariance returns Mult + Timing.
+func (nz *Noise) Covariance() *mat.SymDense {
+	c := mat.NewSymDense(nz.Dim, nil)
+	c.AddSym(nz.Mult, nz.Timing)
+	return c
+}
+
+// noise computes the one-period covariance of the next board from board p.
+func (m *Map) noise(p []float64) (*Noise, error) {
+	mass, err := checkBoard(p)
+	if err != nil {
+		return nil, err
+	}
+	top := len(p) - 1
+	for top > 0 && p[top] == 0 {
+		top--
+	}
+	s := m.schedule(p, top, mass)
+	laws := m.classLaws(p, top, &s)
+	resp, evals := m.boundaryResponse(p, top, &s)
+	dim := 0
+	for _, l := range laws {
+		dim = max(dim, len(l))
+	}
+	for _, g := range resp {
+		dim = max(dim, len(g))
+	}
+	nz := &Noise{Dim: dim, Mult: mat.NewSymDense(dim, nil), Timing: mat.NewSymDense(dim, nil), Evaluations: evals + 1}
+	// Given the passes, servers evolve independently: the next board is a
+	// sum of multinomials, Σ_b p_b·(diag P_b − P_b P_bᵀ).
+	for b, l := range laws {
+		for i, pi := range l {
+			if pi == 0 {
+				continue
+			}
+			nz.Mult.SetSym(i, i, nz.Mult.At(i, i)+p[b]*pi)
+			for j := i; j < len(l); j++ {
+				nz.Mult.SetSym(i, j, nz.Mult.At(i, j)-p[b]*pi*l[j])
+			}
+		}
+	}
+	// The passes themselves move: each dispatcher's clock runs ahead or
+	// behind by a Brownian offset of variance k·t/(λN) (its Poisson count
+	// of arrivals). With Δ_j = t_j − t_{j−1} and H_j = Σ_{v≥j} ∂Φ/∂t_v,
+	// Cov = (1/λ)·Σ_j Δ_j·H_j H_jᵀ.
+	bt := s.boundaryTimes()
+	h := make([]float64, dim)
+	for j := len(bt) - 1; j >= 0; j-- {
+		for i, g := range resp[j] {
+			h[i] += g
+		}
+		prev := 0.0
+		if j > 0 {
+			prev = bt[j-1]
+		}
+		w := (bt[j] - prev) / m.Load
+		if w == 0 {
+			continue
+		}
+		for i := range h {
+			if h[i] == 0 {
+				continue
+			}
+			for k := i; k < dim; k++ {
+				nz.Timing.SetSym(i, k, nz.Timing.At(i, k)+w*h[i]*h[k])
+			}
+		}
+	}
+	return nz, nil
+}
+
+// meanVariance returns the one-period variance (×N) of the next board
+// mean from board p: Var = Σ_b p_b·Var_b(q) + (1/λ)·Σ_j Δ_j·(Σ_{v≥j} ∂m/∂t_v)²,
+// the board-mean projection of noise, computed without the matrices; and
+// the number of period evolutions it took.
+func (m *Map) meanVariance(p []float64) (float64, int, error) {
+	mass, err := checkBoard(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	top := len(p) - 1
+	for top > 0 && p[top] == 0 {
+		top--
+	}
+	s := m.schedule(p, top, mass)
+	var v float64
+	for b, l := range m.classLaws(p, top, &s) {
+		var e1, e2 float64
+		for q, pq := range l {
+			e1 += float64(q) * pq
+			e2 += float64(q*q) * pq
+		}
+		if l != nil {
+			v += p[b] * (e2 - e1*e1)
+		}
+	}
+	bt := s.boundaryTimes()
+	resp, evals := m.boundaryResponse(p, top, &s)
+	var hj float64
+	for j := len(bt) - 1; j >= 0; j-- {
+		hj += Mean(resp[j])
+		prev := 0.0
+		if j > 0 {
+			prev = bt[j-1]
+		}
+		v += (bt[j] - prev) / m.Load * hj * hj
+	}
+	return v, evals + 1, nil
+}

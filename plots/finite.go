@@ -1,0 +1,225 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/validate"
+)
+
+// TipCurveData is the probability of tipping within the horizon against
+// the scaled period for one N: the theory's curve and simulated points.
+type TipCurveData struct {
+	N int `json:"servers"`
+	// Scaled and Theory are the theory curve.
+	Scaled []float64 `json:"scaled"`
+	Theory []float64 `json:"theory"`
+	// SimScaled, SimFraction and SimLo/SimHi (95% Wilson interval) are the
+	// simulated points; SimEdge and its interval the logistic fit's
+	// crossing of ½ (NaN-free: absent when not simulated).
+	SimScaled   []float64 `json:"sim_scaled"`
+	SimFraction []float64 `json:"sim_fraction"`
+	SimLo       []float64 `json:"sim_lo"`
+	SimHi       []float64 `json:"sim_hi"`
+	SimEdge     *float64  `json:"sim_edge"`
+	SimEdgeLo   *float64  `json:"sim_edge_lo"`
+	SimEdgeHi   *float64  `json:"sim_edge_hi"`
+}
+
+// FiniteEdgeData is the data of the finite-N edge figure.
+type FiniteEdgeData struct {
+	K       int     `json:"k"`
+	Load    float64 `json:"load"`
+	Horizon int     `json:"horizon"`
+	// Infinite is the N = ∞ edge (scaled).
+	Infinite float64        `json:"infinite"`
+	Curves   []TipCurveData `json:"curves"`
+	// EdgeN and Edge are the theory's finite-N edge against N.
+	EdgeN []int     `json:"edge_servers"`
+	Edge  []float64 `json:"edge"`
+}
+
+// publishedFinite are the published simulated finite-N edges of k = 5,
+// λ = 0.9 (scaled), with the spread quoted for N = 800 and 1,600.
+var publishedFinite = []struct {
+	N      int
+	Lo, Hi float64
+}{{25, 3.5, 3.5}, {100, 3.2, 3.2}, {800, 2.9, 3.0}, {1600, 2.9, 3.0}}
+
+// ComputeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
+// refresh periods: the theory's tipping probability on a grid of periods
+// from the N = ∞ edge to 1.35 times it (one escape analysis per period
+// serves every N), the theory's finite-N edge for N = 25 … 10,000, and
+// simulated tipping curves at N = 25 and 100 (and 800 unless quick).
+func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
+	const k, load, horizon = 5, 0.9, 100
+	d := &FiniteEdgeData{K: k, Load: load, Horizon: horizon}
+	ns := []int{25, 50, 100, 200, 400, 800, 1600, 3200, 10000}
+	models := []staleboard.Model{{K: k, Load: load}}
+	for _, n := range ns {
+		models = append(models, staleboard.Model{K: k, Load: load, Servers: n})
+	}
+	edges, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon})
+	if err != nil {
+		return nil, err
+	}
+	inf := edges[0]
+	d.Infinite = inf.Scaled
+	for _, r := range edges[1:] {
+		if r.Found {
+			d.EdgeN, d.Edge = append(d.EdgeN, r.Servers), append(d.Edge, r.Scaled)
+		}
+	}
+	curveN := []int{25, 100, 800}
+	if quick {
+		curveN = curveN[:2]
+	}
+	for _, n := range curveN {
+		d.Curves = append(d.Curves, TipCurveData{N: n})
+	}
+	steps := 28
+	if quick {
+		steps = 14
+	}
+	scale := (1 - load) * (1 - load)
+	var from []float64
+	for j := 1; j <= steps; j++ {
+		x := d.Infinite * (1 + 0.35*float64(j)/float64(steps))
+		e, err := staleboard.NewEscape(&staleboard.Model{K: k, Load: load, Period: x / scale}, from)
+		if err != nil {
+			return nil, err
+		}
+		if e.Balanced != nil {
+			from = e.Balanced
+		}
+		for i := range d.Curves {
+			c := &d.Curves[i]
+			c.Scaled = append(c.Scaled, x)
+			c.Theory = append(c.Theory, e.TipProbability(c.N, horizon))
+		}
+	}
+	reps := 16
+	if quick {
+		reps = 10
+	}
+	for i := range d.Curves {
+		c := &d.Curves[i]
+		var grid []float64
+		for j := range 8 {
+			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
+		}
+		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Reps: reps, Horizon: horizon, Seed: seed + uint64(1000*i)})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range sc.Points {
+			c.SimScaled = append(c.SimScaled, p.Scaled)
+			c.SimFraction = append(c.SimFraction, p.Fraction)
+			c.SimLo = append(c.SimLo, p.Lo)
+			c.SimHi = append(c.SimHi, p.Hi)
+		}
+		if sc.Status == solver.Converged {
+			c.SimEdge, c.SimEdgeLo, c.SimEdgeHi = &sc.Edge, &sc.EdgeLo, &sc.EdgeHi
+		}
+	}
+	return d, d.check()
+}
+
+// check rejects data the figure cannot draw.
+func (d *FiniteEdgeData) check() error {
+	if err := finite("finite edge", append([]float64{d.Infinite}, d.Edge...)...); err != nil {
+		return err
+	}
+	if len(d.Curves) == 0 || len(d.Edge) != len(d.EdgeN) {
+		return fmt.Errorf("plots: finite edge: no curves, or %d edges for %d N", len(d.Edge), len(d.EdgeN))
+	}
+	for _, c := range d.Curves {
+		if len(c.Scaled) != len(c.Theory) || len(c.SimScaled) != len(c.SimFraction) || len(c.SimLo) != len(c.SimScaled) || len(c.SimHi) != len(c.SimScaled) {
+			return fmt.Errorf("plots: finite edge: N = %d has ragged data", c.N)
+		}
+		if err := finite("finite edge curve", slices.Concat(c.Scaled, c.Theory, c.SimFraction, c.SimLo, c.SimHi)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FiniteEdgeFigure draws two panels: the probability of tipping within the
+// horizon against T(1−λ)² (theory curves, simulated points with 95%
+// intervals, the N = ∞ edge marked), and the finite-N edge against N on a
+// log axis (theory, simulated, and the published simulations).
+func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	left := newPlot(fmt.Sprintf("Tipping within %d refresh periods, k = %d, λ = %g", d.Horizon, d.K, d.Load),
+		"refresh period T(1 − λ)²", "probability of tipping")
+	for i, c := range d.Curves {
+		if _, err := addLine(left, fmt.Sprintf("theory, N = %d", c.N), i+1, c.Scaled, c.Theory); err != nil {
+			return nil, err
+		}
+		pts := newErrorPoints(c.SimScaled, c.SimFraction, nil)
+		for j := range pts.YErrors {
+			pts.YErrors[j].Low, pts.YErrors[j].High = c.SimFraction[j]-c.SimLo[j], c.SimHi[j]-c.SimFraction[j]
+		}
+		if err := addErrorPoints(left, fmt.Sprintf("simulated, N = %d", c.N), i+1, pts); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := addLine(left, "N = ∞ edge", 0, []float64{d.Infinite, d.Infinite}, []float64{0, 1}); err != nil {
+		return nil, err
+	}
+	left.Y.Min, left.Y.Max = -0.02, 1.02
+	left.Legend.Left = false
+	left.Legend.Top = true
+
+	right := newPlot("Finite-N edge", "servers N", "edge T*(N)(1 − λ)²")
+	right.X.Scale = plot.LogScale{}
+	right.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	var ns []float64
+	for _, n := range d.EdgeN {
+		ns = append(ns, float64(n))
+	}
+	if _, err := addLine(right, "theory", 1, ns, d.Edge); err != nil {
+		return nil, err
+	}
+	if _, err := addPoints(right, "", 1, ns, d.Edge, nil); err != nil {
+		return nil, err
+	}
+	pub := &errorPoints{}
+	for _, p := range publishedFinite {
+		pub.XYs = append(pub.XYs, plotter.XY{X: float64(p.N), Y: 0.5 * (p.Lo + p.Hi)})
+		pub.YErrors = append(pub.YErrors, struct{ Low, High float64 }{0.5 * (p.Hi - p.Lo), 0.5 * (p.Hi - p.Lo)})
+	}
+	if err := addErrorPoints(right, "published simulations", 3, pub); err != nil {
+		return nil, err
+	}
+	sim := &errorPoints{}
+	for _, c := range d.Curves {
+		if c.SimEdge != nil {
+			sim.XYs = append(sim.XYs, plotter.XY{X: float64(c.N) * 1.08, Y: *c.SimEdge})
+			sim.YErrors = append(sim.YErrors, struct{ Low, High float64 }{*c.SimEdge - *c.SimEdgeLo, *c.SimEdgeHi - *c.SimEdge})
+		}
+	}
+	if len(sim.XYs) > 0 {
+		if err := addErrorPoints(right, fmt.Sprintf("simulated (%d periods, 95%%)", d.Horizon), 2, sim); err != nil {
+			return nil, err
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, n := range ns {
+		lo, hi = math.Min(lo, n), math.Max(hi, n)
+	}
+	if _, err := addLine(right, "N = ∞", 0, []float64{lo / 1.3, hi * 1.3}, []float64{d.Infinite, d.Infinite}); err != nil {
+		return nil, err
+	}
+	right.X.Min, right.X.Max = lo/1.3, hi*1.3
+	return sideBySide("finite-edge", 30*vg.Centimeter, 12*vg.Centimeter, left, right), nil
+}
