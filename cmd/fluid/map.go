@@ -81,6 +81,24 @@ type mapReport struct {
 	Lost       float64       `json:"lost"` // largest mass lost to truncation in one period
 	// Status is converged (a fixed point or a cycle) or not_settled.
 	Status solver.Status `json:"status"`
+	// Phases are the stretches of steady mean time in system the
+	// iteration went through (a long plateau before the attractor is a
+	// transient); Transient is the number of periods before the last one.
+	Phases    []phaseReport `json:"phases"`
+	Transient int           `json:"transient"`
+}
+
+// phaseReport is one phase: periods [from, to) after the start, the mean
+// time in system over them with its standard error, and the spread of the
+// per-period values.
+type phaseReport struct {
+	From    int     `json:"from"`
+	To      int     `json:"to"`
+	Sojourn float64 `json:"sojourn"`
+	StdErr  float64 `json:"stderr"`
+	StdDev  float64 `json:"stddev"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
 }
 
 // parseTally parses the words of --tally.
@@ -127,7 +145,10 @@ func runMap(w io.Writer, o *mapOptions) error {
 		K: o.k, Tally: tally.String(), ModelK: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
 		Attractor: att.Kind.String(), Cycle: att.Period,
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
-		Iterations: att.Iterations, Lost: att.Lost, Status: att.Status,
+		Iterations: att.Iterations, Lost: att.Lost, Status: att.Status, Transient: att.Transient,
+	}
+	for _, ph := range att.Phases {
+		rep.Phases = append(rep.Phases, phaseReport{ph.From, ph.To, ph.Mean, ph.StdErr, ph.StdDev, ph.Min, ph.Max})
 	}
 	if att.Kind == fixedpoint.FixedPoint {
 		sp, err := mp.Spectrum(att.Boards[0])
@@ -174,6 +195,24 @@ func runMap(w io.Writer, o *mapOptions) error {
 	}
 	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)
 	tw.Flush()
+	if len(rep.Phases) > 1 || att.Kind == fixedpoint.NotSettled {
+		b.WriteString("\nPhases of the mean time in system (periods after the start):\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "periods\tmean\t± s.e.\t·T\tspread (sd)\tmin\tmax\t")
+		for i, ph := range rep.Phases {
+			what := ""
+			switch {
+			case i == len(rep.Phases)-1 && att.Kind != fixedpoint.NotSettled:
+				what = "  the attractor"
+			case i < len(rep.Phases)-1:
+				what = "  transient"
+			default:
+				what = "  not settled"
+			}
+			fmt.Fprintf(tw, "%d–%d\t%.5g\t%.2g\t%.4f\t%.3g\t%.5g\t%.5g\t%s\n", ph.From, ph.To, ph.Sojourn, ph.StdErr, ph.Sojourn/o.period, ph.StdDev, ph.Min, ph.Max, what)
+		}
+		tw.Flush()
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

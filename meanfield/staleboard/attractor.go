@@ -2,6 +2,7 @@ package staleboard
 
 import (
 	"errors"
+	"math"
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
@@ -41,6 +42,117 @@ type AttractorResult struct {
 	// Status is Converged when a fixed point or a cycle was found, and
 	// NotSettled otherwise.
 	Status solver.Status
+	// Series is the mean time in system of every period iterated, from the
+	// start; Phases segments it into stretches of steady behaviour (see
+	// Phase): a long plateau before the attractor is a transient, reported
+	// rather than hidden. Transient is the number of periods before the
+	// last phase (0 when there is one phase).
+	Series    []float64
+	Phases    []Phase
+	Transient int
+}
+
+// Phase is a stretch of periods [From, To) (counted from 0, the first
+// period after the start) over which the mean time in system holds steady:
+// its mean, the standard error of that mean (from 10 batch means; from the
+// per-period spread for phases under 20 periods), and the spread of the
+// per-period values (standard deviation, minimum, maximum). A cycle's
+// phase averages over whole cycles' worth of periods; an irregular one
+// keeps a wide spread.
+type Phase struct {
+	From, To         int
+	Mean, StdErr     float64
+	StdDev, Min, Max float64
+}
+
+// phaseBlock is the number of periods averaged into one block when
+// segmenting a series, and phaseTol the relative change of a block mean
+// from its phase's mean that starts a new phase (held for two blocks).
+const (
+	phaseBlock = 10
+	phaseTol   = 0.2
+)
+
+// phases segments a series of per-period values into phases: block means
+// of phaseBlock periods; a new phase starts at the first of two
+// consecutive blocks whose means both differ from the current phase's
+// mean by more than phaseTol of it.
+func phases(series []float64) []Phase {
+	nb := len(series) / phaseBlock
+	if nb < 3 {
+		return []Phase{phaseOf(series, 0, len(series))}
+	}
+	block := func(j int) float64 {
+		var s float64
+		for _, v := range series[j*phaseBlock : (j+1)*phaseBlock] {
+			s += v
+		}
+		return s / phaseBlock
+	}
+	var starts []int
+	sum, cnt := block(0), 1.0
+	off := func(j int) bool {
+		m := sum / cnt
+		return math.Abs(block(j)-m) > phaseTol*math.Abs(m)
+	}
+	for j := 1; j < nb; j++ {
+		if off(j) && j+1 < nb && off(j+1) {
+			starts = append(starts, j*phaseBlock)
+			sum, cnt = block(j), 1
+			continue
+		}
+		sum += block(j)
+		cnt++
+	}
+	var out []Phase
+	lo := 0
+	for _, s := range starts {
+		out = append(out, phaseOf(series, lo, s))
+		lo = s
+	}
+	return append(out, phaseOf(series, lo, len(series)))
+}
+
+// phaseOf summarises series[from:to].
+func phaseOf(series []float64, from, to int) Phase {
+	v := series[from:to]
+	p := Phase{From: from, To: to, Min: math.Inf(1), Max: math.Inf(-1)}
+	if len(v) == 0 {
+		return p
+	}
+	for _, x := range v {
+		p.Mean += x / float64(len(v))
+		p.Min, p.Max = math.Min(p.Min, x), math.Max(p.Max, x)
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - p.Mean) * (x - p.Mean)
+	}
+	if len(v) > 1 {
+		p.StdDev = math.Sqrt(ss / float64(len(v)-1))
+	}
+	if len(v) < 20 {
+		p.StdErr = p.StdDev / math.Sqrt(float64(len(v)))
+		return p
+	}
+	// Ten batch means of equal length (the first len mod 10 periods left
+	// out), whose spread absorbs the periods' correlation.
+	b := len(v) / 10
+	var bm [10]float64
+	for i := range bm {
+		for _, x := range v[len(v)-10*b+i*b : len(v)-10*b+(i+1)*b] {
+			bm[i] += x / float64(b)
+		}
+	}
+	var m, s2 float64
+	for _, x := range bm {
+		m += x / 10
+	}
+	for _, x := range bm {
+		s2 += (x - m) * (x - m) / 9
+	}
+	p.StdErr = math.Sqrt(s2 / 10)
+	return p
 }
 
 // Attractor iterates the plain map from the start and classifies where it
@@ -72,29 +184,38 @@ func Attractor(m *Model, s *AttractorSettings) (*AttractorResult, error) {
 	// Iterate on the free support first, to size the fixed support.
 	p := set.Start
 	longest := len(p)
+	var series []float64
 	for range 8 {
 		r, err := mp.Apply(p)
 		if err != nil {
 			return nil, err
 		}
 		p = r.Next
+		series = append(series, r.Sojourn)
 		longest = max(longest, support(p, 1e-18))
 	}
 	n := max(2*longest+32, len(p))
 	done := 8 // periods iterated so far
 	for {
-		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100)}
+		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series}
 		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: set.MaxIter})
 		if errors.Is(err, errLeftSupport) && n < 1<<16 {
-			// Grow the support and go on from where the mass began to leave.
+			// Grow the support and go on from where the mass began to leave
+			// (that evaluation is done again).
 			p, n = f.lastIn, 2*n
 			done += f.nEval - 1
+			series = f.series[:len(f.series)-1]
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
 		out := &AttractorResult{Kind: att.Kind, Period: att.Period, Boards: att.Points, Iterations: done + att.Iterations, Lost: f.lost, Status: solver.Converged}
+		out.Series = f.series
+		out.Phases = phases(out.Series)
+		if len(out.Phases) > 1 {
+			out.Transient = out.Phases[len(out.Phases)-1].From
+		}
 		if att.Kind == fixedpoint.NotSettled {
 			out.Status = solver.NotSettled
 			for _, v := range f.recent {

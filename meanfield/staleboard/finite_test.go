@@ -168,3 +168,22 @@ func TestFiniteEdgePublished(t *testing.T) {
 }
 
 func m1(load float64) float64 { return (1 - load) * (1 - load) }
+
+// BenchmarkFiniteEdge is the finite-N theory edge for one N: k = 5,
+// λ = 0.9, N = 100, H = 100 (the N = ∞ edge included).
+func BenchmarkFiniteEdge(b *testing.B) {
+	for b.Loop() {
+		if _, err := Edge(&Model{K: 5, Load: 0.9, Servers: 100}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEscape is one escape analysis, k = 5, λ = 0.9, T(1−λ)² = 3.1.
+func BenchmarkEscape(b *testing.B) {
+	for b.Loop() {
+		if _, err := NewEscape(&Model{K: 5, Load: 0.9, Period: 310}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -20,8 +20,10 @@ type supportFunc struct {
 	strict bool
 	lastIn []float64
 	// recent holds the mean times in system of the last evaluations
-	// (a ring of length cap(recent), filled if non-nil).
+	// (a ring of length cap(recent), filled if non-nil); series, if not
+	// nil, all of them (appended).
 	recent []float64
+	series []float64
 	nEval  int
 }
 
@@ -42,6 +44,9 @@ func (s *supportFunc) eval(dst, x []float64) error {
 	}
 	s.lost = math.Max(s.lost, lost)
 	s.last = r
+	if s.series != nil {
+		s.series = append(s.series, r.Sojourn)
+	}
 	if cap(s.recent) > 0 {
 		if len(s.recent) < cap(s.recent) {
 			s.recent = append(s.recent, r.Sojourn)

@@ -40,6 +40,7 @@ type Map struct {
 	logC   []float64            // log C(k, j)
 	d0, d1 [][]float64          // D(a, s−1) and D(a, s) rows of the pass recursion
 	mp, mc []float64            // their means
+	pmf    []float64            // Poisson terms of a class's death law
 }
 
 // MapResult is one application of the map.
@@ -181,14 +182,9 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 		t, L := s.t[v], s.L[v]
 		// Activate class v at t_v: pure death from v for time t_v.
 		if v <= top && p[v] > 0 {
-			dist, integ := deathFrom(v, t)
-			if len(dist) > len(agg) {
-				agg = append(agg, make([]float64, len(dist)-len(agg))...)
-			}
-			for q, x := range dist {
-				agg[q] += p[v] * x
-			}
-			integral += p[v] * integ
+			var integ float64
+			agg, integ = addDeath(agg, &m.pmf, p[v], v, t)
+			integral += integ
 		}
 		if v == s.V {
 			// Pass V is in progress at T.
@@ -214,14 +210,9 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 		if p[b] == 0 {
 			continue
 		}
-		dist, integ := deathFrom(b, T)
-		if len(dist) > len(next) {
-			next = append(next, make([]float64, len(dist)-len(next))...)
-		}
-		for q, x := range dist {
-			next[q] += p[b] * x
-		}
-		integral += p[b] * integ
+		var integ float64
+		next, integ = addDeath(next, &m.pmf, p[b], b, T)
+		integral += integ
 	}
 	// Trim the negligible top and count it as lost.
 	tol := m.trimTol()
@@ -253,41 +244,77 @@ func trimTop(p *[]float64, tol float64) float64 {
 	return cut
 }
 
+// deathCut is the Poisson term, relative to the mode's, below which the
+// death law of a class is not computed: every mass the map keeps is far
+// above it (TrimTol is 1e-20).
+const deathCut = 1e-30
+
 // deathFrom returns the distribution at time t of a queue that starts at b
 // and only serves (rate 1), P(q = j) = Pois(b − j; t) for j ≥ 1 and the
 // rest at 0, and ∫₀^t E[q(s)] ds = Σ_{i<b} (b − i)·P(N(t) ≥ i + 1), N a
 // Poisson(t) count.
 func deathFrom(b int, t float64) ([]float64, float64) {
-	dist := make([]float64, b+1)
-	if t == 0 {
-		dist[b] = 1
-		return dist, 0
+	var pmf []float64
+	return addDeath(make([]float64, b+1), &pmf, 1, b, t)
+}
+
+// addDeath adds w times the death law of deathFrom(b, t) into dst (grown
+// as needed, returned) and returns w times its time integral, using
+// *scratch as work space. Only the Poisson(t) terms above deathCut of the
+// mode's are computed: a window of about ±12√t around t, so a class costs
+// O(√t), not O(b).
+func addDeath(dst []float64, scratch *[]float64, w float64, b int, t float64) ([]float64, float64) {
+	if len(dst) < b+1 {
+		dst = append(dst, make([]float64, b+1-len(dst))...)
 	}
-	if b == 0 {
-		dist[0] = 1
-		return dist, 0
+	if t == 0 || b == 0 {
+		dst[b] += w
+		return dst, 0
 	}
-	// Poisson(t) pmf for i = 0..b−1, from the mode outward by the ratio
-	// pmf(i+1)/pmf(i) = t/(i+1): one exponential, no underflow trouble (the
-	// terms shrink away from the mode and may harmlessly reach zero).
-	pmf := make([]float64, b)
+	// Poisson(t) pmf from the mode outward by the ratio pmf(i+1)/pmf(i) =
+	// t/(i+1): one exponential, no underflow trouble.
 	mode := min(int(t), b-1)
 	lg, _ := math.Lgamma(float64(mode) + 1)
-	pmf[mode] = math.Exp(-t + float64(mode)*math.Log(t) - lg)
-	for i := mode + 1; i < b; i++ {
-		pmf[i] = pmf[i-1] * t / float64(i)
+	peak := math.Exp(-t + float64(mode)*math.Log(t) - lg)
+	lo, hi := mode, mode
+	for v := peak; hi+1 < b; {
+		v *= t / float64(hi+1)
+		if v < deathCut*peak {
+			break
+		}
+		hi++
 	}
-	for i := mode - 1; i >= 0; i-- {
-		pmf[i] = pmf[i+1] * float64(i+1) / t
+	for v := peak; lo > 0; {
+		v *= float64(lo) / t
+		if v < deathCut*peak {
+			break
+		}
+		lo--
 	}
-	var cdf, integ float64
-	for i, p := range pmf {
-		dist[b-i] = p
+	if cap(*scratch) < hi-lo+1 {
+		*scratch = make([]float64, hi-lo+1)
+	}
+	pmf := (*scratch)[:hi-lo+1]
+	pmf[mode-lo] = peak
+	for i := mode + 1; i <= hi; i++ {
+		pmf[i-lo] = pmf[i-1-lo] * t / float64(i)
+	}
+	for i := mode - 1; i >= lo; i-- {
+		pmf[i-lo] = pmf[i+1-lo] * float64(i+1) / t
+	}
+	// Below the window N(t) < lo has no mass: those terms of the integral
+	// are (b − i)·1; above it, the tail is gone and they vanish.
+	fl, fb := float64(lo), float64(b)
+	integ := fl*fb - fl*(fl-1)/2
+	var cdf float64
+	for k, p := range pmf {
+		i := lo + k
+		dst[b-i] += w * p
 		cdf += p
 		integ += float64(b-i) * math.Max(0, 1-cdf)
 	}
-	dist[0] = math.Max(0, 1-cdf)
-	return dist, integ
+	dst[0] += w * math.Max(0, 1-cdf)
+	return dst, w * integ
 }
 
 // String describes the map.

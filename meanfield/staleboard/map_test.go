@@ -341,3 +341,56 @@ func TestBistability(t *testing.T) {
 		}
 	}
 }
+
+// Phases segment a series into steady stretches: a plateau at 0.6 then a
+// two-cycle around 0.4 splits into two phases at the change, with the
+// cycle's mean and spread.
+func TestPhases(t *testing.T) {
+	var s []float64
+	for i := range 300 {
+		s = append(s, 0.6+0.02*math.Sin(float64(i)))
+	}
+	for i := range 200 {
+		s = append(s, 0.4+0.01*float64(i%2*2-1))
+	}
+	ph := phases(s)
+	if len(ph) != 2 || ph[1].From != 300 || ph[1].To != 500 || math.Abs(ph[1].Mean-0.4) > 1e-9 || math.Abs(ph[0].Mean-0.6) > 0.002 {
+		t.Fatalf("phases %+v", ph)
+	}
+	if math.Abs(ph[1].Min-0.39) > 1e-12 || math.Abs(ph[1].Max-0.41) > 1e-12 || ph[1].StdErr > 1e-12 {
+		t.Errorf("cycle phase %+v", ph[1])
+	}
+	if one := phases(s[:25]); len(one) != 1 || one[0].To != 25 {
+		t.Errorf("a short series is one phase: %+v", one)
+	}
+}
+
+// From a start with queue lengths spread evenly over 0..0.8·T the map
+// lingers for a long time near 0.6·T — an irregular transient, not an
+// attractor — before it falls into the 0.40·T two-group cycle: after about
+// 1,000 periods at T = 1,100 and 150 at T = 3,000 (k = 5, λ = 0.9). The
+// published simulations saw "a different herd at about 0.6T".
+func TestSpreadStartTransient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1,200 herd periods of the map")
+	}
+	for _, c := range []struct {
+		T                      float64
+		minTransient, maxTrans int
+	}{{3000, 100, 250}, {1100, 800, 1300}} {
+		start, _ := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * c.T)})
+		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: c.T}, &AttractorSettings{Start: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, last := att.Phases[0], att.Phases[len(att.Phases)-1]
+		t.Logf("T = %v: %v of period %d after %d periods; transient %d periods at %.3f·T (sd %.3f·T), then %.4f·T",
+			c.T, att.Kind, att.Period, att.Iterations, att.Transient, first.Mean/c.T, first.StdDev/c.T, att.Sojourn/c.T)
+		if att.Kind != fixedpoint.Cycle || att.Period != 2 || !within(att.Sojourn, 0.40*c.T, 0.02) {
+			t.Errorf("T = %v: %v of period %d at %.4f·T, want the 0.40·T two-cycle", c.T, att.Kind, att.Period, att.Sojourn/c.T)
+		}
+		if att.Transient < c.minTransient || att.Transient > c.maxTrans || first.Mean < 0.55*c.T || first.Mean > 0.67*c.T || last.From != att.Transient {
+			t.Errorf("T = %v: transient of %d periods at %.3f·T", c.T, att.Transient, first.Mean/c.T)
+		}
+	}
+}

@@ -164,6 +164,16 @@ func (m *Map) pass(x []float64, L, tau float64) ([]float64, float64, float64) {
 	if len(out) < n {
 		out = append(out, make([]float64, n-len(out))...)
 	}
+	// Only the kernel's non-zero stretch is applied (a complete pass has
+	// exactly k arrivals: S + 1 of its S + k + 1 entries).
+	a, b := 0, len(w)
+	for a < b && w[a] == 0 {
+		a++
+	}
+	for b > a && w[b-1] == 0 {
+		b--
+	}
+	wk := w[a:b]
 	var mass, first float64
 	for q := S; q < len(x); q++ {
 		v := x[q]
@@ -172,8 +182,9 @@ func (m *Map) pass(x []float64, L, tau float64) ([]float64, float64, float64) {
 		}
 		mass += v
 		first += float64(q) * v
-		dst := out[q-S : q+k+1]
-		for i, wd := range w {
+		dst := out[q-S+a : q-S+b]
+		dst = dst[:len(wk)]
+		for i, wd := range wk {
 			dst[i] += v * wd
 		}
 	}

@@ -1,0 +1,45 @@
+package staleboard
+
+import (
+	"testing"
+
+	"github.com/fluidlb/fluid/spec"
+)
+
+// herdBoard returns a board in the spread-start herd at period T (after
+// iters periods from spread:0.8T).
+func herdBoard(b *testing.B, m *Map, T float64, iters int) []float64 {
+	p, err := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * T)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range iters {
+		r, err := m.Apply(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p = r.Next
+	}
+	return p
+}
+
+// BenchmarkMapHerd is one map evaluation in the herd of a spread start,
+// k = 5, λ = 0.9, at T = 1,100 and 3,000.
+func BenchmarkMapHerd(b *testing.B) {
+	for _, T := range []float64{1100, 3000} {
+		b.Run(map[float64]string{1100: "T=1100", 3000: "T=3000"}[T], func(b *testing.B) {
+			m, err := NewMap(&Model{K: 5, Load: 0.9, Period: T})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := herdBoard(b, m, T, 20)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := m.Apply(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
