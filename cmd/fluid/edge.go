@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/validate"
 )
 
@@ -90,7 +91,7 @@ type edgeReport struct {
 type edgeRow struct {
 	K          int            `json:"k"`
 	Load       float64        `json:"load"`
-	Status     string         `json:"status"`    // "edge" or "no edge down to the floor"
+	Status     string         `json:"status"`    // "edge", "no edge down to the floor" or (finite N) "edge above the search range"
 	Period     *float64       `json:"period"`    // T*
 	Scaled     *float64       `json:"scaled"`    // T*(1−λ)²
 	Bracket    []float64      `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
@@ -165,6 +166,9 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	}
 	if o.simulate && len(ns) == 1 {
 		return usagef("--simulate needs --servers: the simulator runs finite systems")
+	}
+	if o.horizon < 1 || o.horizon > staleboard.MaxHorizon {
+		return usagef("invalid --horizon: %d refresh periods, want 1..%d", o.horizon, staleboard.MaxHorizon)
 	}
 	if o.simulate && (o.reps < 2 || o.reps > 10000) {
 		return usagef("invalid --reps: %d, want 2..10000", o.reps)
@@ -251,8 +255,15 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 	}
 	if r.Servers > 0 {
 		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
-		row.InfiniteScaled = ptr(r.Infinite.Scaled)
+		if r.Infinite.Found {
+			row.InfiniteScaled = ptr(r.Infinite.Scaled)
+		}
 		row.Mechanism = "escape within the horizon"
+		if r.Status == solver.NotSettled {
+			row.Status = "edge above the search range"
+			row.Bracket = []float64{r.Lo}
+			return row
+		}
 		if !r.Found {
 			row.Status = "no edge down to the floor"
 			return row
@@ -346,9 +357,17 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 		if row.Servers == nil {
 			continue
 		}
-		edge := "—"
-		if row.Scaled != nil {
+		edge, inf := "—", fmt.Sprintf("none ≥ %g", row.Floor)
+		switch {
+		case row.Scaled != nil:
 			edge = fmt.Sprintf("%.4f", *row.Scaled)
+		case row.Status == "no edge down to the floor":
+			edge = inf
+		case len(row.Bracket) == 1:
+			edge = fmt.Sprintf("above T = %.4g", row.Bracket[0])
+		}
+		if row.InfiniteScaled != nil {
+			inf = fmt.Sprintf("%.4f", *row.InfiniteScaled)
 		}
 		simulated, ci, pts := "", "", ""
 		if s := row.Simulated; s != nil {
@@ -362,7 +381,7 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 			}
 			pts = strings.Join(p, " ")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%.4f\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, *row.InfiniteScaled, simulated, ci, pts)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf, simulated, ci, pts)
 	}
 	tw.Flush()
 	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")

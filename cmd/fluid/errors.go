@@ -51,6 +51,7 @@ var paramFlags = map[string]string{
 	"Dispatchers":    "--dispatchers",
 	"Exchange":       "--exchange",
 	"Floor":          "--floor",
+	"Horizon":        "--horizon",
 	"IMax":           "--imax",
 	"Jobs":           "--jobs",
 	"K":              "-k",

@@ -119,7 +119,9 @@ type EdgeResult struct {
 	// N = ∞ edge the search starts from; Escapes counts the escape analyses
 	// (see Escape) the search computed or shared. The fields that describe
 	// the ending branch (Branch, Mechanism, Leading, …) belong to the
-	// N = ∞ edge and are left zero.
+	// N = ∞ edge and are left zero. Found is false when P < ½ already
+	// at the floor (no edge at N either); Status is NotSettled when P stays
+	// ≥ ½ over the whole search (Period and Lo are then a lower bound).
 	Servers, Horizon int
 	Infinite         *EdgeResult
 	Escapes          int

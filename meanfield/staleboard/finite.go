@@ -76,6 +76,26 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	// bracket[i] is the grid index whose period first gives P < ½.
 	bracket := map[int]int{}
 	from := inf.board
+	// p0[i] is P at t0: 1 at the N = ∞ edge, where the balanced fixed
+	// point ends; computed at the floor when there is no N = ∞ edge, and
+	// an entry whose P is below ½ there has no edge either.
+	p0 := map[int]float64{}
+	noEdge := map[int]bool{}
+	if !inf.Found {
+		e, err := escapeAt(t0, from)
+		if err != nil {
+			return err
+		}
+		if e.Balanced != nil {
+			from = e.Balanced
+		}
+		for _, i := range finite {
+			if p0[i] = prob(e, i); p0[i] < 0.5 {
+				noEdge[i] = true
+				bracket[i] = -1
+			}
+		}
+	}
 	for j := 1; j <= finiteMaxSteps && len(bracket) < len(finite); j++ {
 		T := t0 * (1 + finiteStep*float64(j))
 		e, err := escapeAt(T, from)
@@ -95,6 +115,13 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	for _, i := range finite {
 		res := &EdgeResult{K: base.K, Load: base.Load, Tally: base.Tally, Line: inf.Line, Collision: math.NaN(),
 			Servers: models[i].Servers, Horizon: set.Horizon, Infinite: inf, Status: solver.Converged}
+		if noEdge[i] {
+			// As for N = ∞: no edge, Period and Scaled the floor.
+			res.Period, res.Lo, res.Hi = t0, t0, t0
+			res.Scaled = res.Period * scale
+			out[i] = res
+			continue
+		}
 		g, ok := bracket[i]
 		if !ok {
 			// No grid period brings the tipping probability below ½: report
@@ -106,6 +133,9 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 			continue
 		}
 		lo, plo := t0, 1.0
+		if p, ok := p0[i]; ok {
+			plo = p
+		}
 		var loBoard []float64 = inf.board
 		if g > 0 {
 			lo, plo, loBoard = grid[g-1].T, prob(grid[g-1].e, i), grid[g-1].e.Balanced

@@ -187,3 +187,21 @@ func BenchmarkEscape(b *testing.B) {
 		}
 	}
 }
+
+// With no N = ∞ edge (k = 2: the balanced state is stable down to the
+// floor and no herd waits below it), a finite system has none either: its
+// tipping probability at the floor is below ½, and the search must not
+// report the floor as an edge (an earlier search assumed P = 1 at its
+// start and reported 0.0501).
+func TestFiniteNoEdge(t *testing.T) {
+	r, err := Edge(&Model{K: 2, Load: 0.9, Servers: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found || r.Infinite.Found || r.Status != solver.Converged {
+		t.Errorf("k = 2, N = 100: found %v (N = ∞: %v), status %v, scaled %v; want no edge", r.Found, r.Infinite.Found, r.Status, r.Scaled)
+	}
+	if math.Abs(r.Scaled-0.05) > 1e-12 {
+		t.Errorf("no edge: scaled %v, want the floor 0.05", r.Scaled)
+	}
+}

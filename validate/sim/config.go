@@ -144,6 +144,9 @@ func (c Config) normalized() (Config, error) {
 	if err := c.normalizeLength(); err != nil {
 		return c, err
 	}
+	if err := c.checkBudget(); err != nil {
+		return c, err
+	}
 	if c.Workers < 0 {
 		return c, param.Errorf("Workers", "%d workers, want ≥ 0", c.Workers)
 	}
@@ -256,8 +259,68 @@ func (c *Config) checkQueues() error {
 	return nil
 }
 
-// MaxHorizon bounds Config.Horizon.
-const MaxHorizon = 1_000_000
+// Bounds on the length of a run, checked before any work starts so that
+// a mistyped flag gives an error instead of exhausting memory or running
+// for months.
+const (
+	// MaxHorizon bounds Config.Horizon.
+	MaxHorizon = 1_000_000
+	// MaxReps bounds Config.Reps (each replication keeps its own
+	// result: about a kilobyte, more with SampleTimes or RecordFinal).
+	MaxReps = 100_000
+	// MaxArrivals bounds the work of a whole run: its arrivals, all
+	// replications and warm-up included, plus N board reads at every
+	// refresh (expected numbers for a Horizon run: Reps·Horizon·T·N·λ
+	// arrivals). 10¹² is about a day of one core.
+	MaxArrivals = 1e12
+	// MaxSampleTimes bounds len(Config.SampleTimes).
+	MaxSampleTimes = 100_000
+	// maxKept bounds the numbers kept per replication, all replications
+	// together (Samples, FinalQueues).
+	maxKept = 1 << 28
+)
+
+// checkBudget bounds the replications, the arrivals and the numbers kept
+// by a run whose length has been normalized.
+func (c *Config) checkBudget() error {
+	if c.Reps > MaxReps {
+		return param.Errorf("Reps", "%d replications, want at most %d", c.Reps, MaxReps)
+	}
+	// The work of a run: its arrivals, and N server reads at each refresh
+	// of the board (expected numbers for a Horizon run).
+	var arrivals, refreshes float64
+	if c.Horizon > 0 {
+		refreshes = float64(c.Horizon)
+		arrivals = refreshes * c.Period * float64(c.Servers) * c.Load
+	} else {
+		arrivals = float64(c.Jobs) + float64(c.Warmup)
+		if c.Period > 0 {
+			refreshes = arrivals / (float64(c.Servers) * c.Load * c.Period)
+		}
+	}
+	field := "Jobs"
+	if c.Horizon > 0 {
+		field = "Horizon"
+	}
+	if work := float64(c.Reps) * (arrivals + refreshes*float64(c.Servers)); work > MaxArrivals {
+		return param.Errorf(field, "the run would simulate %.3g arrivals and board reads in all, more than the %.0e allowed (fewer replications or a shorter run)", work, MaxArrivals)
+	}
+	if len(c.SampleTimes) > MaxSampleTimes {
+		return param.Errorf("SampleTimes", "%d sample times, want at most %d", len(c.SampleTimes), MaxSampleTimes)
+	}
+	per := len(c.SampleTimes) * (2 + OccupancyLevels + c.Dispatchers)
+	if c.RecordFinal {
+		per += c.Servers
+	}
+	kept := float64(per)
+	if c.Series {
+		kept += 2 * (refreshes + 1)
+	}
+	if kept*float64(c.Reps) > maxKept {
+		return param.Errorf("Reps", "%d replications would keep %.3g numbers each (samples, board series, final queues), more than %d in all", c.Reps, kept, maxKept)
+	}
+	return nil
+}
 
 // normalizeLength checks and defaults Jobs (or Horizon), Warmup and Reps.
 func (c *Config) normalizeLength() error {

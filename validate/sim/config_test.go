@@ -56,6 +56,25 @@ func TestBadConfig(t *testing.T) {
 		{func(c *Config) { c.SampleTimes = []float64{2, 1} }, "SampleTimes"},
 		{func(c *Config) { c.SampleTimes = []float64{math.Inf(1)} }, "SampleTimes"},
 		{func(c *Config) { c.CorrelationAge = -1 }, "CorrelationAge"},
+		// Bounds on the work and the memory of a run, checked before it starts.
+		{func(c *Config) { c.Reps = MaxReps + 1 }, "Reps"},
+		{func(c *Config) { c.Reps = 1000; c.Jobs = 1e9 }, "Jobs"},
+		{func(c *Config) {
+			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Dispatchers = 5
+			c.Period = 1e-6 // a board read of N servers every 10⁻⁶
+			c.Jobs = 1e7
+		}, "Jobs"},
+		{func(c *Config) {
+			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Dispatchers = 5
+			c.Period = 1e-3
+			c.Horizon = MaxHorizon
+			c.Servers = 1000 // 10⁶ refreshes × 1000 reads × 10⁴ reps
+			c.Reps = 10000
+		}, "Horizon"},
+		{func(c *Config) { c.SampleTimes = make([]float64, MaxSampleTimes+1) }, "SampleTimes"},
+		{func(c *Config) { c.Servers = 1 << 20; c.RecordFinal = true; c.Reps = 1000 }, "Reps"},
 	} {
 		cfg := good
 		c.mod(&cfg)

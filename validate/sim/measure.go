@@ -71,7 +71,9 @@ type measurement struct {
 	warmupEnd                      float64 // arrival time of the first measured job (+Inf before)
 	batch                          [batches]batchSums
 
-	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when
+	boardSum               float64   // sum of the board means at refreshes after the warm-up
+	refreshes, periods     int       // refreshes summed, refresh periods since the start
+	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
 	tipThreshold           float64   // spec.TipThreshold (+Inf without a board or at λ ≥ 1)
 	tippedAt               int       // the first refresh after the start above the threshold (0: none)
 
@@ -175,9 +177,19 @@ func (m *measurement) refreshed(now float64) (tipped bool) {
 		sum += int64(q)
 	}
 	mean := float64(sum) / float64(len(m.queueLen))
-	m.boardMeans = append(m.boardMeans, mean)
-	m.boardTimes = append(m.boardTimes, now)
-	if n := len(m.boardMeans) - 1; n > 0 && m.tippedAt == 0 && mean > m.tipThreshold {
+	// The warm-up ends at the arrival of the first measured job, so a
+	// refresh before it finds warmupEnd still +Inf or later than now.
+	if now >= m.warmupEnd {
+		m.boardSum += mean
+		m.refreshes++
+	}
+	if m.series {
+		m.boardMeans = append(m.boardMeans, mean)
+		m.boardTimes = append(m.boardTimes, now)
+	}
+	n := m.periods
+	m.periods++
+	if n > 0 && m.tippedAt == 0 && mean > m.tipThreshold {
 		m.tippedAt = n
 		return true
 	}
@@ -243,17 +255,12 @@ func (m *measurement) rep(events int64, end float64) Rep {
 		tot.add(a)
 	}
 	r.Sojourn, r.Slowdown, r.Wait, r.WaitProb, r.Blocking, r.RandomFraction = tot.means()
-	for i, b := range m.boardMeans {
-		if m.boardTimes[i] >= m.warmupEnd {
-			r.BoardMean += b
-			r.Refreshes++
-		}
-	}
+	r.BoardMean, r.Refreshes = m.boardSum, m.refreshes
 	if r.Refreshes > 0 {
 		r.BoardMean /= float64(r.Refreshes)
 	}
 	r.Tipped, r.TippedAt = m.tippedAt > 0, m.tippedAt
-	r.Periods = max(len(m.boardMeans)-1, 0)
+	r.Periods = max(m.periods-1, 0)
 	if m.series {
 		r.Boards, r.BoardTimes = m.boardMeans, m.boardTimes
 	}
