@@ -5,10 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
@@ -79,31 +77,19 @@ func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 	return NewBlockingMapData(n, alpha1, load, b)
 }
 
-// grid adapts the data to plotter.GridXYZ (which indexes column, row).
-type grid struct{ d *BlockingMapData }
-
-func (g grid) Dims() (c, r int)   { return len(g.d.Alpha1), len(g.d.Load) }
-func (g grid) Z(c, r int) float64 { return g.d.Blocking[r][c] }
-func (g grid) X(c int) float64    { return g.d.Alpha1[c] }
-func (g grid) Y(r int) float64    { return g.d.Load[r] }
-
-// BlockingMapFigure draws the heat map with the crossover curve
-// 2α₂ = 1/λ (Theorem 1: left of it the least-loaded dispatcher's tokens
-// decide the blocking, right of it the overload) and a colour bar.
+// BlockingMapFigure draws the heat map (through HeatMapFigure's path,
+// colours spanning blocking 0 to 1) with the crossover curve 2α₂ = 1/λ
+// (Theorem 1: left of it the least-loaded dispatcher's tokens decide the
+// blocking, right of it the overload).
 func BlockingMapFigure(d *BlockingMapData) (*Figure, error) {
-	p := plot.New() // no grid: it would show through the cells
-	p.Title.Text = fmt.Sprintf("JIQ blocking, exact at N = %d (R = 2 dispatchers)", d.N)
+	hm := &HeatMapData{XName: "alpha.1", YName: "load", ZName: "blocking", X: d.Alpha1, Y: d.Load, Z: d.Blocking}
+	f, err := heatMapFigure(hm, fmt.Sprintf("JIQ blocking, exact at N = %d (R = 2 dispatchers)", d.N), 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	f.Name = "jiq-blocking"
+	p := f.Plots[0]
 	p.X.Label.Text = "arrival share of the busier dispatcher α₁"
-	p.Y.Label.Text = "load λ (arrivals per server per service time)"
-	p.Legend.Top = true
-	// A luminance-monotone palette: readable in greyscale.
-	cm := moreland.ExtendedBlackBody()
-	cm.SetMin(0)
-	cm.SetMax(1)
-	pal := cm.Palette(128)
-	h := plotter.NewHeatMap(grid{d}, pal)
-	h.Min, h.Max = 0, 1
-	p.Add(h)
 	// Crossover 2α₂ = 1/λ, i.e. α₁ = 1 − 1/(2λ), for λ ≥ 1.
 	var xs, ys []float64
 	for l := 1.0; l <= d.Load[len(d.Load)-1]+1e-9; l += 0.01 {
@@ -112,27 +98,8 @@ func BlockingMapFigure(d *BlockingMapData) (*Figure, error) {
 	if _, err := addLine(p, "crossover 2α₂ = 1/λ", 5, xs, ys); err != nil {
 		return nil, err
 	}
-	p.X.Min, p.X.Max = d.Alpha1[0], d.Alpha1[len(d.Alpha1)-1]
-	p.Y.Min, p.Y.Max = d.Load[0], d.Load[len(d.Load)-1]
-	p.Legend.Left = true
-
-	bar := plot.New()
-	bar.Title.Text = "blocking"
-	cb := &plotter.ColorBar{ColorMap: cm, Vertical: true}
-	bar.Add(cb)
-	bar.HideX()
-	bar.Y.Padding = 0
-	bar.Y.Label.Text = "blocking probability"
-
-	w, ht := 22*vg.Centimeter, 15*vg.Centimeter
-	f := &Figure{Name: "jiq-blocking", Width: w, Height: ht, Plots: []*plot.Plot{p, bar}}
-	f.draw = func(c draw.Canvas) {
-		split := c.Max.X - 3*vg.Centimeter
-		main := draw.Crop(c, 0, split-c.Max.X, 0, 0)
-		side := draw.Crop(c, split-c.Min.X+vg.Points(6), 0, vg.Centimeter, -vg.Centimeter)
-		p.Draw(main)
-		bar.Draw(side)
-	}
+	p.Legend.Top, p.Legend.Left = true, true
+	f.Plots[1].Y.Label.Text = "blocking probability"
 	return f, nil
 }
 

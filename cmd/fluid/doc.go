@@ -47,20 +47,35 @@ Commands:
 	plot  Draw a figure (package plots) to PNG, SVG or PDF: edge,
 	      bistability, jiq-blocking, jiq-trajectory, exchange, sizes, or
 	      all into a directory; --data caches the computed data as JSON.
+	      "plot table FILE --x COL [--y COL] --z COL" draws a heat map or
+	      lines from a table written by sweep merge.
+	sweep Run a command over a grid of its flags (package sweep): every
+	      flag takes lists and ranges (0.8,0.9; 3..10; 0.80..0.95:0.05;
+	      10..100000*10), each grid point is a task run as
+	      "fluid COMMAND --json", results go to a directory as JSON Lines,
+	      resumable and sharded (--shard I/N, Slurm job arrays, Kubernetes
+	      Indexed Jobs). "sweep merge DIR -o FILE" writes one tidy table
+	      (CSV, JSON Lines or Parquet); "sweep status DIR" shows done,
+	      failed and remaining tasks per shard.
 
 Every command prints a readable table, or JSON with --json. The JSON
 schemas are the documented structs edgeReport (fluid edge), mapReport
 (fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
 --trajectory), jacksonReport (fluid jackson), simReport (fluid sim),
-meanfieldReport (fluid meanfield) in this package and validate.Report
-(fluid validate); "status" fields carry the solver's status in one
+meanfieldReport (fluid meanfield), sweepStatus (fluid sweep status) in
+this package and validate.Report (fluid validate); "status" fields carry the solver's status in one
 snake_case word (converged, not_settled, …); fields that do not apply to a
 scenario are null, per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 
+Every list flag (-k and --load of edge, --servers of jackson and
+meanfield, --alpha and --beta) reads the same grammar as sweep: lists,
+ranges A..B, A..B:STEP (the step must land on B) and A..B*FACTOR.
+
 Exit status: 0 on success, 2 for a mistake in the command line (an unknown
 flag, a value out of range: the message names the flag), 1 when a
-computation fails (the message gives the solver's status).
+computation fails (the message gives the solver's status) or, for sweep,
+when a task failed; 130 for a sweep interrupted by Ctrl-C.
 
 Units: time in mean service times; loads and rates per server.
 */

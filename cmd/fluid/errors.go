@@ -27,14 +27,22 @@ func asUsage(err error) (*usageError, bool) {
 	return u, ok
 }
 
+// exitCoder is an error that carries its own exit status (an interrupted
+// sweep: 130).
+type exitCoder interface{ ExitCode() int }
+
 // exitCode maps an error from run to the process exit status: 2 for usage
-// errors, 1 for everything else.
+// errors, an exitCoder's own status, 1 for everything else.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
 	if _, ok := asUsage(err); ok {
 		return 2
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
 	}
 	return 1
 }

@@ -1,79 +1,191 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/fluidlb/fluid/sweep"
 )
 
-// maxListLen bounds the values a list flag may expand to.
-const maxListLen = 10000
-
-// parseIntList parses a comma-separated list of integers and ranges for
-// the flag named flag:
+// parseIntList parses a list of integers and ranges for the flag named
+// flag, in the grammar every list flag of fluid shares (sweep.ParseList):
 //
 //	N          one value
 //	A..B       A, A+1, …, B
-//	A..B:S     A, A+S, …, up to B
-//	A..B*F     A, A·F, A·F², …, up to B (geometric, F ≥ 2)
+//	A..B:S     A, A+S, …, B (S must land on B)
+//	A..B*F     A, A·F, A·F², … while ≤ B (geometric, F ≥ 2)
 func parseIntList(flag, s string) ([]int, error) {
-	bad := func(format string, a ...any) error {
-		return usagef("invalid --%s %q: %s", flag, s, fmt.Sprintf(format, a...))
+	v, err := sweep.ParseInts(flag, s)
+	if err != nil {
+		return nil, listUsage(err)
 	}
-	var out []int
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			return nil, bad("empty item")
-		}
-		lo, rest, isRange := strings.Cut(item, "..")
-		if !isRange {
-			v, err := strconv.Atoi(item)
-			if err != nil {
-				return nil, bad("%q is not an integer", item)
+	return v, nil
+}
+
+// listUsage turns a list error into a usage error naming the flag.
+func listUsage(err error) error {
+	var le *sweep.ListError
+	if errors.As(err, &le) {
+		return &usageError{err: err}
+	}
+	return err
+}
+
+// listFlags are the string and slice flags that hold a list of values the
+// command runs through itself (its own grid, one table row per value), by
+// "command/flag", with the kind of one value. A sweep makes each value a
+// task. Other slice flags (--alpha, --beta) hold one value that is itself a
+// comma list.
+var listFlags = map[string]sweep.Kind{
+	"edge/dispatchers": sweep.Int,
+	"edge/load":        sweep.Float,
+	"edge/servers":     sweep.Int,
+	"jackson/servers":  sweep.Int,
+}
+
+// flagKind is the kind of value a flag of command cmd holds.
+func flagKind(cmd string, f *pflag.Flag) sweep.Kind {
+	if k, ok := listFlags[cmd+"/"+f.Name]; ok {
+		return k
+	}
+	switch f.Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return sweep.Int
+	case "float32", "float64":
+		return sweep.Float
+	case "bool":
+		return sweep.Bool
+	case "float32Slice", "float64Slice":
+		return sweep.FloatVector
+	case "intSlice", "int32Slice", "int64Slice", "uintSlice":
+		return sweep.IntVector
+	}
+	return sweep.Word
+}
+
+// useListGrammar makes the numeric flags of the commands under root read
+// the shared grammar: slice flags (--load of fluid edge, --alpha, --beta,
+// --servers of fluid meanfield) take its lists and ranges, and scalar
+// flags its numbers (decimal integers: 010 is ten; no NaN, Inf or
+// hexadecimal).
+func useListGrammar(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			switch f.Value.Type() {
+			case "int", "int8", "int16", "int32", "int64":
+				f.Value = &numberValue{Value: f.Value, kind: sweep.Int}
+				return
+			case "uint", "uint8", "uint16", "uint32", "uint64":
+				f.Value = &numberValue{Value: f.Value, unsigned: true}
+				return
+			case "float32", "float64":
+				f.Value = &numberValue{Value: f.Value, kind: sweep.Float}
+				return
 			}
-			out = append(out, v)
-			continue
-		}
-		step, geometric := 1, false
-		hi := rest
-		if h, st, ok := strings.Cut(rest, ":"); ok {
-			hi = h
-			v, err := strconv.Atoi(st)
-			if err != nil || v < 1 {
-				return nil, bad("step %q must be a positive integer", st)
+			sv, ok := f.Value.(pflag.SliceValue)
+			if !ok {
+				return
 			}
-			step = v
-		} else if h, f, ok := strings.Cut(rest, "*"); ok {
-			hi = h
-			v, err := strconv.Atoi(f)
-			if err != nil || v < 2 {
-				return nil, bad("factor %q must be an integer ≥ 2", f)
+			var kind sweep.Kind
+			switch f.Value.Type() {
+			case "float32Slice", "float64Slice":
+				kind = sweep.Float
+			case "intSlice", "int32Slice", "int64Slice", "uintSlice":
+				kind = sweep.Int
+			default:
+				return
 			}
-			step, geometric = v, true
-		}
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if err1 != nil || err2 != nil {
-			return nil, bad("range %q needs integer ends", item)
-		}
-		if b < a {
-			return nil, bad("range %q runs backwards", item)
-		}
-		if geometric && a < 1 {
-			return nil, bad("geometric range %q must start at 1 or more", item)
-		}
-		for v := a; v <= b; {
-			out = append(out, v)
-			if len(out) > maxListLen {
-				return nil, bad("more than %d values", maxListLen)
-			}
-			if geometric {
-				v *= step
-			} else {
-				v += step
-			}
+			f.Value = &listValue{Value: f.Value, slice: sv, name: f.Name, kind: kind}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
 	}
-	return out, nil
+	walk(root)
+}
+
+// numberValue reads a scalar numeric flag in the shared grammar and hands
+// the canonical number to the flag.
+type numberValue struct {
+	pflag.Value
+	kind     sweep.Kind
+	unsigned bool
+}
+
+func (v *numberValue) Set(s string) error {
+	if v.unsigned {
+		t := strings.TrimSpace(s)
+		if t == "" || strings.Trim(t, "0123456789") != "" {
+			return fmt.Errorf("%q is not a decimal integer ≥ 0", s)
+		}
+		return v.Value.Set(t)
+	}
+	x, err := sweep.ParseValue(v.kind, s)
+	if err != nil {
+		return err
+	}
+	return v.Value.Set(x.String())
+}
+
+// listValue parses a slice flag's list in the shared grammar and hands the
+// canonical values to the slice. Like pflag's slices, the first use
+// replaces the default and later ones append.
+type listValue struct {
+	pflag.Value
+	slice pflag.SliceValue
+	name  string
+	kind  sweep.Kind
+	set   bool
+}
+
+func (v *listValue) Set(s string) error {
+	vals, err := sweep.ParseList(v.name, v.kind, s)
+	if err != nil {
+		var le *sweep.ListError
+		if errors.As(err, &le) {
+			return errors.New(le.Msg) // pflag names the flag and the input
+		}
+		return err
+	}
+	texts := make([]string, len(vals))
+	for i, x := range vals {
+		texts[i] = x.String()
+	}
+	if !v.set {
+		v.set = true
+		return v.slice.Replace(texts)
+	}
+	for _, t := range texts {
+		if err := v.slice.Append(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kindHint describes, for help texts, what a flag of the kind takes in a
+// sweep.
+func kindHint(k sweep.Kind) string {
+	switch k {
+	case sweep.Int, sweep.Float:
+		return "list or range"
+	case sweep.Bool:
+		return "true,false"
+	case sweep.FloatVector, sweep.IntVector:
+		return "'0.7,0.3;0.6,0.4' is two values"
+	}
+	return "comma list"
+}
+
+// joinNames lists names for messages: "a, b and c".
+func joinNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -20,12 +20,13 @@ type plotOptions struct {
 	quick  bool
 	data   string
 	seed   uint64
+	table  tableOptions
 }
 
 func newPlot() *cobra.Command {
 	o := &plotOptions{}
 	cmd := &cobra.Command{
-		Use:   "plot NAME|all",
+		Use:   "plot NAME|all|table FILE",
 		Short: "Draw a figure (phase diagrams, theory against simulation)",
 		Long: `plot computes a figure's data with the solvers and the simulator and draws it
 with gonum/plot; the format follows the file name (.png, .svg or .pdf).
@@ -34,17 +35,36 @@ Figures:
 ` + figureList() + `
 "plot all -o DIR" renders every figure into DIR (as --format, default png).
 --data DIR caches each figure's data as JSON, so later renders skip the
-computation; --quick computes coarser data (fewer points, shorter simulations).`,
+computation; --quick computes coarser data (fewer points, shorter simulations).
+
+"plot table FILE" draws a table written by "fluid sweep merge" (CSV, JSON Lines
+or Parquet): a heat map of --z over --x and --y when --y is a numeric column
+with several values, otherwise lines of --z against --x, one per value of --y
+(--lines forces lines). --where COL=VALUE keeps the rows where COL holds
+VALUE (repeatable). Axis labels come from the column names, with units.`,
 		Example: `  fluid plot edge -o edge.png
   fluid plot jiq-blocking -o blocking.svg --quick
-  fluid plot all -o docs --data docs/data`,
+  fluid plot all -o docs --data docs/data
+  fluid plot table jiq.csv --x exchange --y load --z blocking -o jiq.png
+  fluid plot table jackson.csv --x servers --z blocking --y load --lines --log-x -o b.png`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return &usageError{err: fmt.Errorf("give one figure name or all (one of %s)", strings.Join(plots.Names(), ", ")), cmd: cmd.CommandPath()}
+			if len(args) == 2 && args[0] == "table" {
+				return nil
+			}
+			if len(args) != 1 || args[0] == "table" {
+				return &usageError{err: fmt.Errorf("give one figure name or all (one of %s), or table FILE", strings.Join(plots.Names(), ", ")), cmd: cmd.CommandPath()}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "table" {
+				return runPlotTable(cmd.OutOrStdout(), args[1], o)
+			}
+			for _, n := range tableFlags {
+				if cmd.Flags().Changed(n) {
+					return usagef("--%s is for plot table", n)
+				}
+			}
 			return runPlot(cmd.OutOrStdout(), args[0], o)
 		},
 	}
@@ -54,6 +74,7 @@ computation; --quick computes coarser data (fewer points, shorter simulations).`
 	f.BoolVar(&o.quick, "quick", false, "coarser, faster data")
 	f.StringVar(&o.data, "data", "", "directory caching each figure's data as JSON")
 	f.Uint64Var(&o.seed, "seed", 1, "base random seed of the simulations")
+	addTableFlags(f, &o.table)
 	return cmd
 }
 

@@ -42,7 +42,10 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: err, cmd: c.CommandPath()}
 	})
-	root.AddCommand(newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield())
+	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
+	root.AddCommand(cmds...)
+	useListGrammar(root)
+	root.AddCommand(newSweep(cmds))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

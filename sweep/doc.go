@@ -1,0 +1,76 @@
+// Package sweep runs a fluid command over a grid of its flags: grid
+// expansion, deterministic tasks, a crash-safe store that resumes under any
+// sharding, and the merge of the results into one tidy table (CSV, JSON
+// Lines or Parquet). The command line (fluid sweep, in cmd/fluid) only
+// turns flags into a Grid and runs each Task in-process as
+// "fluid COMMAND --json".
+//
+// # One grammar for lists
+//
+// ParseList is the parser of every list flag of fluid, in and out of
+// sweeps:
+//
+//	0.8,0.9,0.95       a list
+//	3..10              a range with step 1
+//	0.80..0.95:0.05    a range with a step, which must land on the end
+//	                   (within 1e-9 of a step)
+//	10..100000*10      a geometric range, while ≤ the end
+//
+// Integers are decimal (010 is ten); NaN, Inf, hexadecimal and backwards
+// ranges are errors naming the flag (ListError). Values from float ranges
+// are rounded to the decimals of the range's numbers, so that
+// 0.80..0.95:0.05 holds 0.85, printed canonically (FormatFloat) as 0.85. A
+// flag takes at most MaxValues values. Words (policies, size laws) are comma
+// lists; a flag whose one value is itself a comma list (a vector: --alpha
+// 0.7,0.3) separates its values with ';'.
+//
+// # Grids and tasks
+//
+// A Grid is explicit points (from a YAML grid file, ParseGridFile: grids
+// that are not products, such as a list of (α, β) pairs) crossed with the
+// Cartesian product of Dims, at most MaxTasks tasks. Grid order takes the
+// points outermost, then the dimensions in order, the first varying
+// slowest. Every task has an ID derived from the command and its point
+// alone (TaskID: independent of flag order and of the grid around it),
+// and, for commands that take --seed, a seed derived from the sweep's seed
+// and the ID (TaskSeed), so that a point's result depends neither on
+// sharding nor on order.
+//
+// # The store
+//
+// A sweep lives in a directory: sweep.json, the manifest (the whole grid,
+// the seed, the task count), written once atomically by whichever process
+// starts first and checked by every later one, so that a rerun with another
+// grid into the same directory is refused (MismatchError); and one JSON
+// Lines file per shard, shard-II-of-NN.jsonl, each line a Record: the task's
+// id, point, command line, seed, status (ok or failed), error message, wall
+// time and the command's JSON result.
+//
+// A shard's file is written by one process only (an exclusive flock on the
+// file), each record as one complete line in one append followed by fsync;
+// on start a shard cuts a trailing partial line of its own file (a crash
+// in the middle of a write), and readers ignore one. A killed run so loses
+// at most the task in progress. Finished tasks are recognised by ID in
+// every shard file of the directory, so that a sweep started in 4 shards
+// can be finished unsharded, or the other way round; Load keeps one record
+// per task (a success over a failure).
+//
+// # Sharding
+//
+// Shard I/N holds the tasks whose grid index is I modulo N. ShardFromEnv
+// reads it from a Slurm job array (SLURM_ARRAY_TASK_ID and
+// SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job
+// (JOB_COMPLETION_INDEX and JOB_COMPLETIONS).
+//
+// # Tables
+//
+// Results.Table flattens the finished tasks in grid order, whatever the
+// sharding: the grid's columns, then the scalar fields of each result in
+// the order the command writes them (nested objects flattened with dots),
+// then task_status and task_error. A result with a "rows" array gives one
+// table row per element. Wall-time fields are left out unless asked for, so
+// that the same sweep run unsharded, in 2 shards or in 4 merges to the same
+// bytes. Table.Write writes CSV, JSON Lines or Parquet (one optional column
+// per table column: DOUBLE, INT64, BOOLEAN or STRING); ReadTable reads all
+// three back.
+package sweep

@@ -1,0 +1,329 @@
+package sweep
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MaxTasks bounds the tasks of one sweep.
+const MaxTasks = 100_000
+
+// Dim is one dimension of a product grid: a flag and the values it takes.
+type Dim struct {
+	Name   string
+	Kind   Kind
+	Values []Value
+}
+
+// Param is a flag set to one value.
+type Param struct {
+	Name  string
+	Value Value
+}
+
+// Point is a grid point: flags and their values, in column order.
+type Point []Param
+
+// Get returns the value of the flag named name.
+func (p Point) Get(name string) (Value, bool) {
+	for _, q := range p {
+		if q.Name == name {
+			return q.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// String prints the point as name=value pairs.
+func (p Point) String() string {
+	parts := make([]string, len(p))
+	for i, q := range p {
+		parts[i] = q.Name + "=" + q.Value.text
+	}
+	return strings.Join(parts, " ")
+}
+
+// MarshalJSON writes the point as an object whose keys keep the column
+// order: numbers and booleans as such, words and vectors as strings.
+func (p Point) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, q := range p {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(q.Name)
+		b.Write(k)
+		b.WriteByte(':')
+		switch q.Value.kind {
+		case Int, Float, Bool:
+			b.WriteString(q.Value.text)
+		default:
+			s, _ := json.Marshal(q.Value.text)
+			b.Write(s)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a point written by MarshalJSON. Kinds are read back
+// from the JSON: integers as Int, other numbers as Float, true and false
+// as Bool, strings as Word.
+func (p *Point) UnmarshalJSON(data []byte) error {
+	o, err := decodeOrdered(data)
+	if err != nil {
+		return err
+	}
+	obj, ok := o.(object)
+	if !ok {
+		return fmt.Errorf("sweep: a point must be a JSON object")
+	}
+	*p = (*p)[:0]
+	for _, kv := range obj {
+		var v Value
+		switch x := kv.val.(type) {
+		case json.Number:
+			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+				v = intValue(i)
+			} else if f, err := x.Float64(); err == nil {
+				v = floatValue(f)
+			} else {
+				return err
+			}
+		case bool:
+			v = Value{kind: Bool, text: strconv.FormatBool(x), b: x}
+		case string:
+			v = Value{kind: Word, text: x}
+		default:
+			return fmt.Errorf("sweep: point value %q is not a number, boolean or string", kv.key)
+		}
+		*p = append(*p, Param{kv.key, v})
+	}
+	return nil
+}
+
+// Grid is what a sweep runs: each explicit point (from a grid file; none
+// means one empty point) crossed with the Cartesian product of Dims. Task
+// order — the grid order — takes the explicit points outermost, then the
+// dimensions in order, the first varying slowest.
+type Grid struct {
+	// Command is the fluid command each task runs (jiq, sim, edge, …).
+	Command string
+	// Points are explicit grid points, all over the same flags in the
+	// same order (a grid that is not a product: a list of (α, λ) pairs).
+	Points []Point
+	// Dims are the dimensions of the product.
+	Dims []Dim
+}
+
+// Column names a grid column and its kind.
+type Column struct {
+	Name string
+	Kind Kind
+}
+
+// Columns lists the grid's columns: the explicit points' flags, then the
+// dimensions.
+func (g *Grid) Columns() []Column {
+	var cols []Column
+	if len(g.Points) > 0 {
+		for _, q := range g.Points[0] {
+			cols = append(cols, Column{q.Name, q.Value.kind})
+		}
+	}
+	for _, d := range g.Dims {
+		cols = append(cols, Column{d.Name, d.Kind})
+	}
+	return cols
+}
+
+// Size is the number of tasks (the product of the dimensions' sizes and
+// the number of explicit points), or an error above MaxTasks.
+func (g *Grid) Size() (int, error) {
+	n := max(1, len(g.Points))
+	var shape []string
+	if len(g.Points) > 0 {
+		shape = append(shape, fmt.Sprintf("%d points", len(g.Points)))
+	}
+	for _, d := range g.Dims {
+		shape = append(shape, fmt.Sprintf("%d %s", len(d.Values), d.Name))
+		if len(d.Values) == 0 {
+			return 0, fmt.Errorf("sweep: --%s has no values", d.Name)
+		}
+		if n > MaxTasks/len(d.Values) {
+			n = MaxTasks + 1
+			continue
+		}
+		n *= len(d.Values)
+	}
+	if n > MaxTasks {
+		return 0, fmt.Errorf("sweep: the grid (%s) has more than %d tasks; at most %d per sweep", strings.Join(shape, " × "), MaxTasks, MaxTasks)
+	}
+	return n, nil
+}
+
+// validate checks names, kinds and values: every flag once, explicit
+// points over the same flags, no value twice in a dimension.
+func (g *Grid) validate() error {
+	if g.Command == "" || strings.ContainsAny(g.Command, " \t\n/") {
+		return fmt.Errorf("sweep: invalid command %q", g.Command)
+	}
+	seen := map[string]bool{}
+	for _, c := range g.Columns() {
+		if !validName(c.Name) {
+			return fmt.Errorf("sweep: invalid flag name %q", c.Name)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("sweep: --%s is given twice (in the grid file and on the command line?)", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for i, p := range g.Points {
+		if len(p) != len(g.Points[0]) {
+			return fmt.Errorf("sweep: point %d sets %d flags, point 1 sets %d: every point must set the same flags", i+1, len(p), len(g.Points[0]))
+		}
+		for j, q := range p {
+			if q.Name != g.Points[0][j].Name || q.Value.kind != g.Points[0][j].Value.kind {
+				return fmt.Errorf("sweep: point %d sets --%s where point 1 sets --%s: every point must set the same flags", i+1, q.Name, g.Points[0][j].Name)
+			}
+		}
+	}
+	for _, d := range g.Dims {
+		vals := map[string]bool{}
+		for _, v := range d.Values {
+			if v.kind != d.Kind {
+				return fmt.Errorf("sweep: --%s: value %q is a %v, want %v", d.Name, v.text, v.kind, d.Kind)
+			}
+			if vals[v.text] {
+				return fmt.Errorf("sweep: --%s: value %s is given twice", d.Name, v.text)
+			}
+			vals[v.text] = true
+		}
+	}
+	_, err := g.Size()
+	return err
+}
+
+func validName(s string) bool {
+	if s == "" || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Task is one grid point of a sweep, ready to run.
+type Task struct {
+	// Index is the task's place in grid order.
+	Index int
+	// ID is derived from the command and the point only (see TaskID).
+	ID    string
+	Point Point
+	// Args is the command line that runs the point, without the program
+	// name: COMMAND --flag=value … [--seed=N].
+	Args []string
+	// Seed is the task's random seed (commands that take --seed), derived
+	// from the sweep's seed and the task's ID (see TaskSeed).
+	Seed *uint64
+}
+
+// TaskID is the stable identifier of the task running command at point:
+// the first 16 hex digits of a SHA-256 of the command and the point's
+// flags in name order, so it depends neither on flag order nor on the
+// grid around the point.
+func TaskID(command string, p Point) string {
+	ps := append(Point(nil), p...)
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	h := sha256.New()
+	fmt.Fprintf(h, "fluid sweep task v1\x00%s", command)
+	for _, q := range ps {
+		fmt.Fprintf(h, "\x00%s=%s", q.Name, q.Value.text)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// TaskSeed derives a task's random seed from the sweep's seed and the
+// task's ID: SplitMix64's mixer over the seed and the ID's FNV-1a hash,
+// cut to 53 bits (so that it is exact wherever JSON numbers are doubles).
+// It depends on neither sharding nor order, and is never 0.
+func TaskSeed(seed uint64, id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	s := mix64(mix64(seed)^h.Sum64()) >> 11
+	if s == 0 {
+		s = 1
+	}
+	return s
+}
+
+// mix64 is SplitMix64's output function (one step from x).
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// tasks expands the grid in grid order. seed is the sweep's seed (nil: the
+// command takes none).
+func (g *Grid) tasks(seed *uint64) ([]Task, error) {
+	n, err := g.Size()
+	if err != nil {
+		return nil, err
+	}
+	points := g.Points
+	if len(points) == 0 {
+		points = []Point{nil}
+	}
+	tasks := make([]Task, 0, n)
+	ids := make(map[string]int, n)
+	idx := make([]int, len(g.Dims))
+	for _, base := range points {
+		for {
+			p := append(Point(nil), base...)
+			for d, dim := range g.Dims {
+				p = append(p, Param{dim.Name, dim.Values[idx[d]]})
+			}
+			t := Task{Index: len(tasks), ID: TaskID(g.Command, p), Point: p}
+			if j, dup := ids[t.ID]; dup {
+				return nil, fmt.Errorf("sweep: grid points %d and %d are the same (%s)", j+1, t.Index+1, p)
+			}
+			ids[t.ID] = t.Index
+			t.Args = append(t.Args, g.Command)
+			for _, q := range p {
+				t.Args = append(t.Args, "--"+q.Name+"="+q.Value.text)
+			}
+			if seed != nil {
+				s := TaskSeed(*seed, t.ID)
+				t.Seed = &s
+				t.Args = append(t.Args, "--seed="+strconv.FormatUint(s, 10))
+			}
+			tasks = append(tasks, t)
+			// Odometer: the last dimension varies fastest.
+			d := len(idx) - 1
+			for ; d >= 0; d-- {
+				idx[d]++
+				if idx[d] < len(g.Dims[d].Values) {
+					break
+				}
+				idx[d] = 0
+			}
+			if d < 0 {
+				break
+			}
+		}
+	}
+	return tasks, nil
+}

@@ -1,0 +1,183 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// RunOptions control Run.
+type RunOptions struct {
+	// Shard selects the tasks to run (the zero value: Unsharded).
+	Shard Shard
+	// RetryFailed reruns tasks that failed before; otherwise they count as
+	// finished.
+	RetryFailed bool
+	// Exec runs one task: it returns the command's JSON result (nil if
+	// there is none) and the error if the task failed. It must not panic.
+	Exec func(t *Task) (json.RawMessage, error)
+	// Parallel is the number of tasks run at once (0 or 1: one at a
+	// time). Exec must then be safe for concurrent use.
+	Parallel int
+	// Stop, once closed, ends the run after the tasks in progress.
+	Stop <-chan struct{}
+	// Progress, if set, is called before each task: tasks done so far in
+	// this run, tasks this run has to do, and the task (never concurrently).
+	Progress func(done, total int, t *Task)
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Shard Shard
+	// Tasks are the shard's tasks; Before those found finished (by any
+	// shard, in any earlier run) and skipped.
+	Tasks, Before int
+	// Ran, OK and Failed count the tasks run now.
+	Ran, OK, Failed int
+	// Counts are the shard's tasks by outcome after the run.
+	Counts Counts
+	// Interrupted is set when Stop ended the run early.
+	Interrupted bool
+	Seconds     float64
+}
+
+// Run runs the shard's unfinished tasks in grid order, appending a record
+// for each to the shard's file in dir as soon as it ends. Finished tasks
+// are recognised by ID in every shard file of dir, so a sweep can resume
+// under another sharding. The manifest must be in place (Start).
+func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
+	sh := o.Shard
+	if sh == (Shard{}) {
+		sh = Unsharded
+	}
+	if !sh.Valid() {
+		return nil, fmt.Errorf("sweep: invalid shard %v", sh)
+	}
+	if o.Exec == nil {
+		return nil, fmt.Errorf("sweep: no Exec")
+	}
+	start := time.Now()
+	w, err := openShard(dir, sh)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	res, err := s.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Shard: sh}
+	var todo []*Task
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if !sh.Has(t.Index) {
+			continue
+		}
+		sum.Tasks++
+		if r := res.Records[t.ID]; r != nil && (r.Status == OK || !o.RetryFailed) {
+			sum.Before++
+			continue
+		}
+		todo = append(todo, t)
+	}
+	// Workers run the tasks; records are appended under mu, one at a time.
+	var (
+		mu       sync.Mutex
+		done     int
+		writeErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan *Task)
+	for range min(max(1, o.Parallel), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				mu.Lock()
+				if o.Progress != nil {
+					o.Progress(done, len(todo), t)
+				}
+				mu.Unlock()
+				r := runTask(t, o.Exec)
+				mu.Lock()
+				err := writeErr
+				if err == nil {
+					err = w.write(r)
+				}
+				mu.Unlock()
+				if err == nil {
+					err = w.sync() // outside the lock: syncs overlap
+				}
+				mu.Lock()
+				if err != nil && writeErr == nil {
+					writeErr = fmt.Errorf("sweep: writing %s: %w", w.path, err)
+				}
+				if err == nil {
+					res.Records[t.ID] = r
+					sum.Ran++
+					if r.Status == OK {
+						sum.OK++
+					} else {
+						sum.Failed++
+					}
+				}
+				done++
+				mu.Unlock()
+			}
+		}()
+	}
+	stopped := func() bool {
+		select {
+		case <-o.Stop:
+			return true
+		default:
+			return false
+		}
+	}
+feed:
+	for _, t := range todo {
+		mu.Lock()
+		failed := writeErr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		if stopped() {
+			sum.Interrupted = true
+			break
+		}
+		select {
+		case next <- t:
+		case <-o.Stop:
+			sum.Interrupted = true
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if writeErr != nil {
+		return sum, writeErr
+	}
+	sum.Counts = res.Count(sh)
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// runTask runs one task and makes its record.
+func runTask(t *Task, exec func(*Task) (json.RawMessage, error)) *Record {
+	t0 := time.Now()
+	out, err := exec(t)
+	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, Status: OK,
+		Seconds: time.Since(t0).Seconds(), Result: out}
+	if err != nil {
+		r.Status, r.Error = Failed, err.Error()
+	}
+	if len(out) > 0 && !json.Valid(out) {
+		r.Result = nil
+		if err == nil {
+			r.Status, r.Error = Failed, "the command's output is not JSON"
+		}
+	}
+	return r
+}

@@ -1,0 +1,236 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Status is how a task ended.
+type Status string
+
+const (
+	// OK: the command succeeded; Result holds its JSON.
+	OK Status = "ok"
+	// Failed: the command failed; Error holds its message.
+	Failed Status = "failed"
+)
+
+// Record is one line of a shard file: a finished task.
+type Record struct {
+	ID    string   `json:"id"`
+	Point Point    `json:"point"`
+	Args  []string `json:"args"`
+	Seed  *uint64  `json:"seed,omitempty"`
+	// Status is ok or failed; Error the failure's message.
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Seconds is the task's wall time.
+	Seconds float64 `json:"seconds"`
+	// Result is the command's JSON output (also kept when it failed after
+	// writing it, as fluid validate does when a check fails).
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// shardWriter appends records to a shard's file: one write per complete
+// line, then fsync. It holds an exclusive lock on the file, so that two
+// processes never write it.
+type shardWriter struct {
+	f    *os.File
+	path string
+}
+
+// openShard opens (creating) the shard's file in dir, locks it and cuts a
+// trailing partial line (a crash in the middle of a write).
+func openShard(dir string, sh Shard) (*shardWriter, error) {
+	path := filepath.Join(dir, sh.FileName())
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sweep: shard %v is already running into %s (%s is locked by another process)", sh, dir, sh.FileName())
+	}
+	w := &shardWriter{f: f, path: path}
+	if err := w.repair(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := syncDir(dir); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// repair truncates the file after its last newline.
+func (w *shardWriter) repair() error {
+	st, err := w.f.Stat()
+	if err != nil {
+		return err
+	}
+	end := st.Size()
+	buf := make([]byte, 4096)
+	keep := int64(0)
+	for pos := end; pos > 0; {
+		n := int64(len(buf))
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := w.f.ReadAt(buf[:n], pos); err != nil && err != io.EOF {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep = pos + int64(i) + 1
+			break
+		}
+	}
+	if keep == end {
+		return nil
+	}
+	if err := w.f.Truncate(keep); err != nil {
+		return err
+	}
+	return w.f.Sync()
+}
+
+// write appends one record as one line, in one write; sync makes it
+// durable (one sync covers every line written before it).
+func (w *shardWriter) write(r *Record) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil { // Encode ends the line with '\n'
+		return err
+	}
+	_, err := w.f.Write(b.Bytes())
+	return err
+}
+
+func (w *shardWriter) sync() error { return w.f.Sync() }
+
+func (w *shardWriter) close() error { return w.f.Close() }
+
+// FileStat describes one shard file of a sweep directory.
+type FileStat struct {
+	Name  string
+	Shard Shard
+	// Lines are complete lines; OK and Failed count them by status.
+	Lines, OK, Failed int
+	// Partial is set when the file ends in an incomplete line (ignored).
+	Partial bool
+	// Unknown counts lines whose task is not in the sweep's grid.
+	Unknown int
+}
+
+// Results are the finished tasks found in a sweep directory.
+type Results struct {
+	Sweep *Sweep
+	// Records holds the outcome of each finished task, by task ID: a
+	// success if there is one, otherwise the last failure read.
+	Records map[string]*Record
+	Files   []FileStat
+}
+
+// Load reads every shard file in dir (whatever the sharding that wrote
+// it). A trailing line without a newline is ignored; a complete line that
+// is not a record is an error.
+func (s *Sweep) Load(dir string) (*Results, error) {
+	res := &Results{Sweep: s, Records: map[string]*Record{}}
+	known := make(map[string]bool, len(s.Tasks))
+	for _, t := range s.Tasks {
+		known[t.ID] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if _, ok := shardOfFile(e.Name()); ok && e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sh, _ := shardOfFile(name)
+		st := FileStat{Name: name, Shard: sh}
+		if err := readRecords(filepath.Join(dir, name), &st, func(r *Record) {
+			if !known[r.ID] {
+				st.Unknown++
+				return
+			}
+			if old, ok := res.Records[r.ID]; ok && old.Status == OK && r.Status != OK {
+				return
+			}
+			res.Records[r.ID] = r
+		}); err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, st)
+	}
+	return res, nil
+}
+
+func readRecords(path string, st *FileStat, f func(*Record)) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	br := bufio.NewReaderSize(file, 1<<16)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			st.Partial = len(b) > 0
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r := new(Record)
+		if err := json.Unmarshal(b, r); err != nil || r.ID == "" || (r.Status != OK && r.Status != Failed) {
+			return fmt.Errorf("sweep: %s:%d: not a task record (%v)", path, line, err)
+		}
+		st.Lines++
+		if r.Status == OK {
+			st.OK++
+		} else {
+			st.Failed++
+		}
+		f(r)
+	}
+}
+
+// Counts are the tasks of a sweep (or of a shard) by outcome.
+type Counts struct {
+	Tasks, OK, Failed, Remaining int
+}
+
+// Count counts the tasks in shard (Unsharded: all) by outcome.
+func (r *Results) Count(shard Shard) Counts {
+	var c Counts
+	for _, t := range r.Sweep.Tasks {
+		if !shard.Has(t.Index) {
+			continue
+		}
+		c.Tasks++
+		switch rec := r.Records[t.ID]; {
+		case rec == nil:
+			c.Remaining++
+		case rec.Status == OK:
+			c.OK++
+		default:
+			c.Failed++
+		}
+	}
+	return c
+}
