@@ -115,7 +115,7 @@ func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*
 	for i := range 8 {
 		grid = append(grid, 2.6+0.2*float64(i))
 	}
-	c, err := validate.SimulateTipCurve(k, load, n, &validate.TipCurveSettings{Scaled: grid, Reps: reps, Horizon: 100, Seed: seed})
+	c, err := validate.SimulateTipCurve(k, load, n, &validate.TipCurveSettings{Scaled: grid, Refine: 2, Reps: reps, Horizon: 100, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*
 }
 
 // EdgeFigure draws the phase diagram: T*(1−λ)² against k for each load,
-// the seed's line 0.9(k − 2), simulated brackets, and the regions.
+// the rule of thumb 0.9(k − 2), simulated brackets, and the regions.
 func EdgeFigure(d *EdgeData) (*Figure, error) {
 	p := newPlot("Tipping edge of the stale board with k dispatchers (refresh-period map)",
 		"dispatchers k", "T*·(1 − λ)²  (refresh period × (1 − λ)², service times)")

@@ -115,7 +115,7 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 		for j := range 8 {
 			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
 		}
-		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Reps: reps, Horizon: horizon, Seed: seed + uint64(1000*i)})
+		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Refine: 2, Reps: reps, Horizon: horizon, Seed: seed + uint64(1000*i)})
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,8 @@ package validate
 import (
 	"errors"
 	"math"
+	"slices"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -31,6 +33,11 @@ type TipCurveSettings struct {
 	// Workers is the number of runs simulated at once (default
 	// GOMAXPROCS); results do not depend on it.
 	Workers int
+	// Refine adds that many periods after the grid, each at the midpoint
+	// of the bracket where the simulated fraction falls through ½: near a
+	// steep curve (large N) the grid alone may hold no period with some
+	// runs tipped and some not. Default 0.
+	Refine int
 	// Progress, if not nil, is called after each period's runs with the
 	// number done and the total.
 	Progress func(done, total int)
@@ -58,13 +65,19 @@ type TipCurve struct {
 	Points           []TipPoint
 	// Edge is the scaled period where the fitted logistic curve
 	// P(x) = 1/(1 + exp(−(A + B·x))) (maximum likelihood over every run)
-	// crosses ½, x½ = −A/B, with its 95% interval [EdgeLo, EdgeHi] by the
-	// delta method on the fit's information matrix.
+	// crosses ½, x½ = −A/B, with its 95% profile-likelihood interval
+	// [EdgeLo, EdgeHi] (see fit).
 	Edge, EdgeLo, EdgeHi float64
 	A, B                 float64
+	// Separated is set when every run tipped at the periods up to some
+	// x₁ and none did from the next period x₂ on: the logistic fit has no
+	// maximum (B = −Inf, A NaN), Edge is the midpoint of [x₁, x₂] and the
+	// interval covers the bracket.
+	Separated bool
 	// Status is Converged when the fit converged with a falling curve
-	// that crosses ½ inside the simulated range, NotSettled otherwise
-	// (every run tipped, or none did, or the crossing lies outside).
+	// that crosses ½ inside the simulated range (or the runs are
+	// separated), NotSettled otherwise (every run tipped, or none did, or
+	// the crossing lies outside).
 	Status solver.Status
 }
 
@@ -86,16 +99,20 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 	}
 	scale := (1 - load) * (1 - load)
 	out := &TipCurve{K: k, Load: load, Servers: servers, Horizon: set.Horizon, Status: solver.NotSettled}
-	for i, x := range set.Scaled {
+	if set.Refine < 0 || set.Refine > 20 {
+		return nil, param.Errorf("Refine", "%d refinements, want 0..20", set.Refine)
+	}
+	total := len(set.Scaled) + set.Refine
+	simulate := func(i int, x float64) error {
 		if !(x > 0) || !param.Finite(x) {
-			return nil, param.Errorf("Scaled", "T(1−λ)² = %v, want a finite number > 0", x)
+			return param.Errorf("Scaled", "T(1−λ)² = %v, want a finite number > 0", x)
 		}
 		T := x / scale
 		res, err := sim.Run(sim.Config{Servers: servers, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally},
 			Period: T, Start: set.Start, Horizon: set.Horizon, StopAtTip: true, Reps: set.Reps,
 			Seed: set.Seed + uint64(i), Workers: set.Workers})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p := TipPoint{Scaled: x, Period: T, Reps: set.Reps, Tipped: res.Tipped}
 		for _, r := range res.Reps {
@@ -105,13 +122,58 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 		}
 		p.Fraction = float64(p.Tipped) / float64(p.Reps)
 		p.Lo, p.Hi = wilson(p.Tipped, p.Reps, 1.959963984540054)
-		out.Points = append(out.Points, p)
+		at := sort.Search(len(out.Points), func(j int) bool { return out.Points[j].Scaled > x })
+		out.Points = slices.Insert(out.Points, at, p)
 		if set.Progress != nil {
-			set.Progress(i+1, len(set.Scaled))
+			set.Progress(i+1, total)
+		}
+		return nil
+	}
+	for i, x := range set.Scaled {
+		if err := simulate(i, x); err != nil {
+			return nil, err
+		}
+	}
+	for r := range set.Refine {
+		lo, hi, ok := out.halfBracket()
+		if !ok {
+			break
+		}
+		if err := simulate(len(set.Scaled)+r, 0.5*(lo+hi)); err != nil {
+			return nil, err
 		}
 	}
 	out.fit()
 	return out, nil
+}
+
+// halfBracket returns the neighbouring periods where the simulated
+// fraction falls from ≥ ½ to < ½ (the first such pair).
+func (c *TipCurve) halfBracket() (lo, hi float64, ok bool) {
+	for j := 1; j < len(c.Points); j++ {
+		if c.Points[j-1].Fraction >= 0.5 && c.Points[j].Fraction < 0.5 {
+			return c.Points[j-1].Scaled, c.Points[j].Scaled, true
+		}
+	}
+	return 0, 0, false
+}
+
+// separated reports whether every run tipped at the periods up to some
+// point and none from the next on, and returns that pair.
+func (c *TipCurve) separated() (x1, x2 float64, ok bool) {
+	for j := 1; j < len(c.Points); j++ {
+		left, right := true, true
+		for _, p := range c.Points[:j] {
+			left = left && p.Tipped == p.Reps
+		}
+		for _, p := range c.Points[j:] {
+			right = right && p.Tipped == 0
+		}
+		if left && right {
+			return c.Points[j-1].Scaled, c.Points[j].Scaled, true
+		}
+	}
+	return 0, 0, false
 }
 
 // wilson is the Wilson score interval of a binomial proportion at the
@@ -125,9 +187,17 @@ func wilson(k, n int, z float64) (lo, hi float64) {
 }
 
 // fit finds the logistic curve by maximum likelihood (gonum/optimize,
-// BFGS on the negative log-likelihood) and the edge with its interval.
+// Newton on the negative log-likelihood) and the edge x½ with its 95%
+// profile-likelihood interval: the x½ whose best curve crossing ½ there,
+// P(x) = σ(b·(x − x½)) with the slope b < 0 re-fitted, loses at most
+// χ²₁(0.95)/2 = 1.92 of log-likelihood. Unlike the delta method, the
+// profile stays honest on the steep curves of large N, where one or two
+// periods hold all the information; when the runs are separated (every
+// run tipped up to x₁, none from x₂ on) it is flat on [x₁, x₂], the edge
+// is the midpoint and the interval covers the bracket.
 func (c *TipCurve) fit() {
 	c.Edge, c.EdgeLo, c.EdgeHi = math.NaN(), math.NaN(), math.NaN()
+	c.A, c.B = math.NaN(), math.NaN()
 	var tipped, total int
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, p := range c.Points {
@@ -138,82 +208,136 @@ func (c *TipCurve) fit() {
 	if tipped == 0 || tipped == total || len(c.Points) < 2 {
 		return
 	}
-	// Centred and scaled abscissa u = (x − m)/w keeps the problem well
-	// conditioned; P = σ(a + b·u).
-	m, w := 0.5*(xmin+xmax), 0.5*(xmax-xmin)
-	nll := func(th []float64) float64 {
-		var f float64
-		for _, p := range c.Points {
-			z := th[0] + th[1]*(p.Scaled-m)/w
-			// log(1 + e^z) stably
-			lse := math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
-			f += float64(p.Reps)*lse - float64(p.Tipped)*z
+	w := xmax - xmin
+	var best float64
+	if x1, x2, ok := c.separated(); ok {
+		c.Separated = true
+		c.Edge = 0.5 * (x1 + x2)
+		c.B = math.Inf(-1)
+		best = c.profile(c.Edge, w)
+	} else {
+		a, b, ok := c.logistic(xmin, xmax, total)
+		if !ok || !(b < 0) {
+			return // not falling with the period
 		}
-		return f
+		c.A, c.B = a, b
+		c.Edge = -a / b
+		best = c.profile(c.Edge, w)
+	}
+	if c.Edge < xmin || c.Edge > xmax {
+		return
+	}
+	// The interval's ends: where the profile has fallen by 1.92, found by
+	// bisection within one grid width beyond the simulated range.
+	const drop = 3.841458820694124 / 2
+	end := func(dir float64) float64 {
+		in, out := c.Edge, c.Edge+dir*w
+		for best-c.profile(out, w) < drop {
+			if math.Abs(out-c.Edge) > 2*w {
+				return math.NaN()
+			}
+			in, out = out, out+dir*w
+		}
+		for range 60 {
+			mid := 0.5 * (in + out)
+			if best-c.profile(mid, w) < drop {
+				in = mid
+			} else {
+				out = mid
+			}
+		}
+		return 0.5 * (in + out)
+	}
+	c.EdgeLo, c.EdgeHi = end(-1), end(1)
+	if !math.IsNaN(c.EdgeLo) && !math.IsNaN(c.EdgeHi) {
+		c.Status = solver.Converged
+	}
+}
+
+// softplus is log(1 + eᶻ), computed stably.
+func softplus(z float64) float64 { return math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z))) }
+
+// logLikelihood of the runs under P(x) = σ(a + b·x).
+func (c *TipCurve) logLikelihood(a, b float64) float64 {
+	var f float64
+	for _, p := range c.Points {
+		z := a + b*p.Scaled
+		f += float64(p.Tipped)*z - float64(p.Reps)*softplus(z)
+	}
+	return f
+}
+
+// profile is the log-likelihood of the best falling curve through ½ at
+// x: the maximum over b < 0 of the curve σ(b·(x' − x)). It is concave in
+// b, so a golden-section search on log(−b) over slopes from 10⁻³/w to
+// 10⁶/w (w: the simulated range) finds it; the steepest slope stands for
+// a step (a separated curve's limit).
+func (c *TipCurve) profile(x, w float64) float64 {
+	f := func(s float64) float64 { b := -math.Exp(s); return c.logLikelihood(-b*x, b) }
+	lo, hi := math.Log(1e-3/w), math.Log(1e6/w)
+	const g = 0.6180339887498949
+	s1, s2 := hi-g*(hi-lo), lo+g*(hi-lo)
+	f1, f2 := f(s1), f(s2)
+	for range 80 {
+		if f1 < f2 {
+			lo, s1, f1 = s1, s2, f2
+			s2 = lo + g*(hi-lo)
+			f2 = f(s2)
+		} else {
+			hi, s2, f2 = s2, s1, f1
+			s1 = hi - g*(hi-lo)
+			f1 = f(s1)
+		}
+	}
+	return max(f1, f2, f(math.Log(1e-3/w)), f(math.Log(1e6/w)))
+}
+
+// logistic fits P(x) = σ(a + b·x) by maximum likelihood: Newton's method
+// with the exact Hessian on the centred abscissa u = (x − m)/h (the
+// negative log-likelihood is convex).
+func (c *TipCurve) logistic(xmin, xmax float64, total int) (a, b float64, ok bool) {
+	m, h := 0.5*(xmin+xmax), 0.5*(xmax-xmin)
+	each := func(th []float64, f func(u, n, k, q float64)) {
+		for _, p := range c.Points {
+			u := (p.Scaled - m) / h
+			f(u, float64(p.Reps), float64(p.Tipped), 1/(1+math.Exp(-(th[0]+th[1]*u))))
+		}
+	}
+	nll := func(th []float64) float64 {
+		var v float64
+		for _, p := range c.Points {
+			z := th[0] + th[1]*(p.Scaled-m)/h
+			v += float64(p.Reps)*softplus(z) - float64(p.Tipped)*z
+		}
+		return v
 	}
 	grad := func(g, th []float64) {
 		g[0], g[1] = 0, 0
-		for _, p := range c.Points {
-			u := (p.Scaled - m) / w
-			q := 1 / (1 + math.Exp(-(th[0] + th[1]*u)))
-			r := float64(p.Reps)*q - float64(p.Tipped)
-			g[0] += r
-			g[1] += r * u
-		}
+		each(th, func(u, n, k, q float64) { g[0] += n*q - k; g[1] += (n*q - k) * u })
 	}
-	hess := func(h *mat.SymDense, th []float64) {
+	hess := func(hs *mat.SymDense, th []float64) {
 		var h00, h01, h11 float64
-		for _, p := range c.Points {
-			u := (p.Scaled - m) / w
-			q := 1 / (1 + math.Exp(-(th[0] + th[1]*u)))
-			v := float64(p.Reps) * q * (1 - q)
-			h00 += v
-			h01 += v * u
-			h11 += v * u * u
-		}
-		h.SetSym(0, 0, h00)
-		h.SetSym(0, 1, h01)
-		h.SetSym(1, 1, h11)
+		each(th, func(u, n, _, q float64) { v := n * q * (1 - q); h00 += v; h01 += v * u; h11 += v * u * u })
+		hs.SetSym(0, 0, h00)
+		hs.SetSym(0, 1, h01)
+		hs.SetSym(1, 1, h11)
 	}
-	// The negative log-likelihood is convex: Newton's method with the
-	// exact Hessian converges in a few steps.
 	res, err := optimize.Minimize(optimize.Problem{Func: nll, Grad: grad, Hess: hess}, []float64{0, -1},
 		&optimize.Settings{GradientThreshold: 1e-10 * float64(total)}, &optimize.Newton{})
-	if err != nil || res == nil {
-		return
+	if res == nil {
+		return 0, 0, false
 	}
-	a, b := res.X[0], res.X[1]
-	if !(b < 0) {
-		return // not falling with the period
+	if err != nil {
+		// Near the optimum the line search may fail to see a decrease
+		// below the function's rounding; accept a point whose gradient,
+		// in expected minus observed tips, is below 10⁻⁶ of the runs.
+		g := make([]float64, 2)
+		grad(g, res.X)
+		if math.Max(math.Abs(g[0]), math.Abs(g[1])) > 1e-6*float64(total) {
+			return 0, 0, false
+		}
 	}
-	// Observed information I = Σ n q(1−q) [1 u; u u²]; Cov = I⁻¹.
-	info := mat.NewSymDense(2, nil)
-	for _, p := range c.Points {
-		u := (p.Scaled - m) / w
-		q := 1 / (1 + math.Exp(-(a + b*u)))
-		v := float64(p.Reps) * q * (1 - q)
-		info.SetSym(0, 0, info.At(0, 0)+v)
-		info.SetSym(0, 1, info.At(0, 1)+v*u)
-		info.SetSym(1, 1, info.At(1, 1)+v*u*u)
-	}
-	var cov mat.Dense
-	if err := cov.Inverse(info); err != nil {
-		return
-	}
-	u0 := -a / b
-	// x½ = m + w·u0, u0 = −a/b: gradient (−1/b, a/b²).
-	ga, gb := -1/b, a/(b*b)
-	varU := ga*ga*cov.At(0, 0) + 2*ga*gb*cov.At(0, 1) + gb*gb*cov.At(1, 1)
-	if varU < 0 || math.IsNaN(varU) {
-		return
-	}
-	c.A, c.B = a-b*m/w, b/w // in the original x
-	c.Edge = m + w*u0
-	half := 1.959963984540054 * w * math.Sqrt(varU)
-	c.EdgeLo, c.EdgeHi = c.Edge-half, c.Edge+half
-	if c.Edge >= xmin && c.Edge <= xmax {
-		c.Status = solver.Converged
-	}
+	return res.X[0] - res.X[1]*m/h, res.X[1] / h, true
 }
 
 // errNoCrossing says a simulated curve did not cross ½.

@@ -213,7 +213,8 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 }
 
 // simulateEdges measures every finite-N edge of the report by simulation:
-// seven periods within ±10% of the theory edge.
+// seven periods within ±10% of the theory edge, then two more where the
+// simulated fraction falls through ½.
 func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
 	var rows []*edgeRow
 	for i := range rep.Rows {
@@ -222,7 +223,7 @@ func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
 		}
 	}
 	offsets := []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10}
-	bar := newProgress(stderr, len(rows)*len(offsets), "simulating")
+	bar := newProgress(stderr, len(rows)*(len(offsets)+2), "simulating")
 	defer bar.done()
 	for i, row := range rows {
 		var grid []float64
@@ -230,7 +231,7 @@ func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
 			grid = append(grid, *row.Scaled*(1+d))
 		}
 		curve, err := validate.SimulateTipCurve(row.K, row.Load, *row.Servers, &validate.TipCurveSettings{
-			Scaled: grid, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
+			Scaled: grid, Refine: 2, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
 			Progress: func(int, int) { bar.add(1) }})
 		if err != nil {
 			return paramUsage(err)
