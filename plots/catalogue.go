@@ -74,19 +74,19 @@ func figureOf[D any](name string, compute func(s *Settings) (*D, error), draw fu
 }
 
 var catalogue = map[string]entry{
-	"edge": {"tipping-edge phase diagram (seed 000)", figureOf("edge",
+	"edge": {"tipping-edge phase diagram of the stale board", figureOf("edge",
 		func(s *Settings) (*EdgeData, error) { return ComputeEdgeData(s.Quick, s.Seed) }, EdgeFigure)},
-	"bistability": {"mean time in system against T from two starts (seed 000)", figureOf("bistability",
+	"bistability": {"mean time in system against T from two starts (stale board)", figureOf("bistability",
 		func(s *Settings) (*BistabilityData, error) { return ComputeBistabilityData(s.Quick, s.Seed) }, BistabilityFigure)},
-	"jiq-blocking": {"exact JIQ blocking over α₁ and λ (seed 004, Figure 2)", figureOf("jiq-blocking",
+	"jiq-blocking": {"exact JIQ blocking over α₁ and λ", figureOf("jiq-blocking",
 		func(s *Settings) (*BlockingMapData, error) { return ComputeBlockingMapData(s.Quick) }, BlockingMapFigure)},
-	"jiq-trajectory": {"JIQ fluid trajectories with simulation (seed 004, Figure 3)", figureOf("jiq-trajectory",
+	"jiq-trajectory": {"JIQ fluid trajectories with simulation", figureOf("jiq-trajectory",
 		func(s *Settings) (*TrajectoryData, error) { return ComputeTrajectoryData(s.Quick, s.Seed) }, TrajectoryFigure)},
 	"exchange": {"limiting blocking and wait against the token exchange rate", figureOf("exchange",
 		func(*Settings) (*ExchangeData, error) { return ComputeExchangeData() }, ExchangeFigure)},
 	"finite-edge": {"probability of tipping within 100 periods, and the finite-N edge against N", figureOf("finite-edge",
 		func(s *Settings) (*FiniteEdgeData, error) { return ComputeFiniteEdgeData(s.Quick, s.Seed) }, FiniteEdgeFigure)},
-	"sizes": {"mean time in system against size spread and board age (seed 002)", figureOf("sizes",
+	"sizes": {"mean time in system against size spread and board age", figureOf("sizes",
 		func(s *Settings) (*SizesData, error) { return ComputeSizesData(s.Quick, s.Seed) }, SizesFigure)},
 }
 

@@ -1,8 +1,8 @@
 // Package plots draws fluid's figures with gonum/plot: the tipping-edge
-// phase diagram and the bistability curves of the stale board (seed 000),
+// phase diagram and the bistability curves of the stale board,
 // the exact JIQ blocking map, fluid trajectories against simulation and
-// the token-exchange curves (seed 004), and the size-spread and board-age
-// curves (seed 002).
+// the token-exchange curves, and the size-spread and board-age
+// curves.
 //
 // Each figure is a function from a data struct to a Figure. The data
 // struct is computed by the solvers (meanfield, jackson) and the simulator

@@ -17,7 +17,7 @@ import (
 )
 
 // BlockingMapData is exact JIQ blocking (basic JIQ, R = 2) at N servers
-// over a grid of α₁ (columns) and λ (rows): seed 004's Figure 2.
+// over a grid of α₁ (columns) and λ (rows).
 type BlockingMapData struct {
 	N        int         `json:"servers"`
 	Alpha1   []float64   `json:"alpha1"`
@@ -44,7 +44,7 @@ func NewBlockingMapData(n int, alpha1, load []float64, b [][]float64) (*Blocking
 	return &BlockingMapData{N: n, Alpha1: alpha1, Load: load, Blocking: b}, nil
 }
 
-// ComputeBlockingMapData solves the closed Jackson network (SPEC §3.5) at
+// ComputeBlockingMapData solves the closed Jackson network (package jackson) at
 // N = 100,000 (quick: 10,000) on a grid α₁ ∈ [0.5, 0.99], λ ∈ [0.05, 2.5].
 func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 	n, na, nl := 100_000, 50, 50
@@ -214,7 +214,7 @@ type ExchangeData struct {
 	NuStar   float64   `json:"nu_star"`
 }
 
-// ComputeExchangeData evaluates the limits (SPEC §3.4) for λ = 0.9,
+// ComputeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
 // α = (0.7, 0.3) over ν ∈ [0, 6].
 func ComputeExchangeData() (*ExchangeData, error) {
 	d := &ExchangeData{Load: 0.9, Alpha: []float64{0.7, 0.3}}

@@ -22,7 +22,7 @@ type SizeSeries struct {
 	CI95       []float64 `json:"ci95"`
 }
 
-// SizesData is the data of the size-spread figure (seed 002), N = 100,
+// SizesData is the data of the size-spread figure, N = 100,
 // λ = 0.9.
 type SizesData struct {
 	N     int          `json:"servers"`
@@ -57,7 +57,7 @@ func NewSizesData(n int, load float64, jobs, reps int, byscv, byage []SizeSeries
 // robin, best of two and least loaded under FCFS and PS for SCV 1, 4, 10,
 // 30 (H2 sizes); and best of two and least loaded on a board of age T
 // under PS for exponential and SCV-30 sizes. 8 replications of 2 million
-// jobs as in the seed (quick: 4 of 100,000, which visibly underestimates
+// jobs as in the published runs (quick: 4 of 100,000, which visibly underestimates
 // the heavy-tailed SCV-30 means: a giant stays about 300 time units under
 // PS).
 func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {

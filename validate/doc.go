@@ -9,7 +9,7 @@
 // Allowances are stated per case: zero where the theory is exact at finite
 // N (the product form, M/G/1-PS), an O(1/N) term where it is a limit
 // (twice the equal-load rate (R − 1)/(|1 − λ|N) for JIQ, 2/N for
-// trajectories of fractions), and the seed's own model-versus-simulation
+// trajectories of fractions), and the published model-versus-simulation
 // spread for the stale board (2–3%). Tipping is judged per replication
 // (validate/sim's documented criterion): all must tip, or none.
 //

@@ -15,7 +15,7 @@ import (
 // Check is one theory value against one simulated estimate.
 type Check struct {
 	Case     string `json:"case"`
-	Source   string `json:"source"`   // the seed, SPEC section or closed form
+	Source   string `json:"source"`   // the published result or closed form checked
 	Quantity string `json:"quantity"` // what is compared
 	N        int    `json:"servers"`
 	// Theory is the prediction (after Settings.Break, if it applies).

@@ -47,12 +47,12 @@ sharing), Poisson arrivals of rate λN split over k dispatchers, job sizes of me
 and a dispatch policy. It reports the mean time in system with a 95% confidence
 interval over independent replications (or 10 batch means of one), and, where they
 apply, blocking, waiting, the fraction of JIQ jobs sent at random, the mean board
-value at the refreshes and whether seed-000 runs tipped into the herd.
+value at the refreshes and whether stale-board runs tipped into the herd.
 
 Policies: random, rr (round robin), jsq (least loaded, live), jsqd:D (best of D,
 live), least-work (oracle), board-jsq and board-jsqd:D (on a board refreshed every
---period), tally (board + each dispatcher's own sends, seed 000), shared-tally,
-partitioned, tally-jsqd:D, jiq-blocking and jiq-queueing (seed 004).
+--period), tally (board + each dispatcher's own sends), shared-tally,
+partitioned, tally-jsqd:D, jiq-blocking and jiq-queueing.
 Sizes: exp, det, h2:SCV (balanced-means hyperexponential), pareto:SHAPE (type I,
 mean 1, SCV 1/(a(a−2)) for a > 2). Starts: empty, balanced:L, half:B (half the
 servers with B jobs), spread:S (0..S), hot:X (one server with X jobs).
@@ -84,7 +84,7 @@ A run is a pure function of its flags and --seed.`,
 	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
 	f.IntVar(&o.workers, "workers", 0, "replications run at once (0: all cores); results do not depend on it")
-	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of queue lengths this far apart (seed 002)")
+	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of queue lengths this far apart ")
 	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh")
 	f.BoolVar(&o.json, "json", false, "write JSON (see simReport in doc.go)")
 	return cmd

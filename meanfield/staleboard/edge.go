@@ -19,7 +19,7 @@ type EdgeSettings struct {
 	Floor float64
 	// Top is the scaled period where the search starts; the balanced
 	// fixed point must exist there (it is doubled until it does). Default
-	// 1.25·max(0.9(k−2), 0.5) + 1, above the seed's line by a margin wider
+	// 1.25·max(0.9(k−2), 0.5) + 1, above the rule-of-thumb line by a margin wider
 	// than the model's deviations from it.
 	Top float64
 	// RelTol is the relative width of the final bracket. Default 1e-4.
@@ -100,7 +100,7 @@ type EdgeResult struct {
 	Radius  float64
 	// BoardMean and Sojourn at the last balanced fixed point.
 	BoardMean, Sojourn float64
-	// Line is the seed's reference 0.9(k − 2).
+	// Line is the rule-of-thumb reference 0.9(k − 2).
 	Line float64
 	// Confirmation is set when EdgeSettings.Confirm is.
 	Confirmation *EdgeConfirmation

@@ -81,7 +81,7 @@ type Config struct {
 	Workers int
 	// CorrelationAge A > 0 records, every A time units after the warm-up,
 	// the correlation across servers between the queue lengths then and A
-	// earlier (seed 002's board-age correlation). Zero: not recorded.
+	// earlier (the board-age correlation). Zero: not recorded.
 	CorrelationAge float64
 	// Series keeps each replication's board mean at every refresh.
 	Series bool

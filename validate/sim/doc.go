@@ -16,11 +16,11 @@
 //
 // Policies: random; round robin; best of d and least loaded (JSQ) on live
 // counts; the least-work-left oracle; best of d and least loaded on a board
-// refreshed every T; the seed-000 board + own tally (each dispatcher picks
+// refreshed every T; the board + own tally (each dispatcher picks
 // the server minimising the board value plus its own sends since the last
 // refresh), a shared tally, partitioned dispatchers, and best of d with own
-// tally; JIQ with tokens in the blocking and queueing scenarios of seed 004
-// (SPEC §3.1), with token shares β (Enhancement 1) and token exchange at
+// tally; JIQ with tokens in the blocking and queueing scenarios,
+// with token shares β (Enhancement 1) and token exchange at
 // rate ν (Enhancement 2). Ties are broken uniformly at random.
 //
 // # Engine

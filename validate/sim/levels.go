@@ -8,7 +8,7 @@ package sim
 // value v (start[v+1] − start[v] servers have value v). Raising server i
 // from v to v+1 swaps it with the last server of value v and moves the
 // boundary start[v+1] down by one; lowering is the mirror image. This is
-// what lets the seed-000 tally policy pick min(board + tally) at N = 1,600
+// what lets the tally policy pick min(board + tally) at N = 1,600
 // without scanning.
 type levels struct {
 	base  int     // first server of the group

@@ -68,7 +68,7 @@ type Result struct {
 	// BoardMean is nil when no board was kept (Period = 0) or no refresh
 	// fell in the measured window; Correlation when it was not recorded.
 	BoardMean, Correlation *Estimate
-	// Tipped counts the replications that tipped (seed 000 runs).
+	// Tipped counts the replications that tipped (stale-board runs).
 	Tipped int
 	// Trajectory holds, for each of Config.SampleTimes, the mean state over
 	// the replications with its interval.
