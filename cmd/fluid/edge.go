@@ -353,7 +353,15 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 func (r *edgeReport) writeFinite(b *strings.Builder) {
 	b.WriteString("\nFinite N: T*(N, H), where a system of N servers started balanced tips within H refresh periods with probability ½\n\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\tsimulated\t95% interval\tpoints (tipped/runs)\t")
+	simulated := false
+	for _, row := range r.Rows {
+		simulated = simulated || row.Simulated != nil
+	}
+	if simulated {
+		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\tsimulated\t95% interval\tpoints (tipped/runs)\t")
+	} else {
+		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\t")
+	}
 	for _, row := range r.Rows {
 		if row.Servers == nil {
 			continue
@@ -370,11 +378,11 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 		if row.InfiniteScaled != nil {
 			inf = fmt.Sprintf("%.4f", *row.InfiniteScaled)
 		}
-		simulated, ci, pts := "", "", ""
+		sim, ci, pts := "", "", ""
 		if s := row.Simulated; s != nil {
-			simulated = "no crossing"
+			sim = "no crossing"
 			if s.Status == "converged" {
-				simulated, ci = fmt.Sprintf("%.4f", s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
+				sim, ci = fmt.Sprintf("%.4f", s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
 			}
 			var p []string
 			for _, q := range s.Points {
@@ -382,7 +390,11 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 			}
 			pts = strings.Join(p, " ")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf, simulated, ci, pts)
+		if !simulated {
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf)
+			continue
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf, sim, ci, pts)
 	}
 	tw.Flush()
 	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")
