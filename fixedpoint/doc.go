@@ -1,6 +1,10 @@
 // Package fixedpoint finds, classifies and follows fixed points x = Φ(x)
 // of maps on probability vectors (or any mass-preserving maps).
 //
+// How the stale board's fixed points, attractors and tipping edge use these
+// solvers is written out in docs/models.md#fixed-points-the-herd-and-cycles
+// and docs/models.md#the-tipping-edge.
+//
 // Solve iterates to a fixed point with Picard iteration (optionally
 // damped: x ← (1−θ)x + θΦ(x)), Anderson acceleration (type II, Walker &
 // Ni 2011: x_{k+1} = Φ(x_k) − ΔG·γ with γ the least-squares fit of the

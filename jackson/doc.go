@@ -2,6 +2,9 @@
 // queueing networks exactly, and on top of them the finite-N blocking
 // probability of Join-the-Idle-Queue with several dispatchers.
 //
+// The JIQ network and its published numbers are written out in
+// docs/models.md#closed-jackson-network-at-finite-n.
+//
 // # Closed networks
 //
 // N customers move among stations: single-server (rate μ), delay

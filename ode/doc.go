@@ -1,5 +1,9 @@
 // Package ode integrates systems of ordinary differential equations
 //
+// How the join-the-idle-queue fluid limits are integrated with it (sliding
+// modes switched by events) is written out in
+// docs/models.md#how-the-trajectories-are-integrated.
+//
 //	y'(t) = f(t, y),  y(t0) = y0,
 //
 // with the explicit Runge–Kutta pair of Dormand and Prince, order 5(4)

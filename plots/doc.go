@@ -4,6 +4,9 @@
 // the token-exchange curves, and the size-spread and board-age
 // curves.
 //
+// The models and the published numbers behind each figure are written out in
+// docs/models.md.
+//
 // Each figure is a function from a data struct to a Figure. The data
 // struct is computed by the solvers (meanfield, jackson) and the simulator
 // (validate/sim) in a Compute…Data function, checked by its New…Data

@@ -103,8 +103,9 @@ func BlockingMapFigure(d *BlockingMapData) (*Figure, error) {
 	return f, nil
 }
 
-// TrajectoryData is a JIQ fluid trajectory with simulated ones (seed
-// 004's Figure 3): blocking scenario, R = 2, from the empty system.
+// TrajectoryData is a JIQ fluid trajectory with simulated ones (as in
+// Figure 3 of "Load Balancing in Large-Scale Systems with Multiple
+// Dispatchers"): blocking scenario, R = 2, from the empty system.
 type TrajectoryData struct {
 	Load  float64   `json:"load"`
 	Alpha []float64 `json:"alpha"`

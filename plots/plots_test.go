@@ -63,7 +63,7 @@ func TestEdgeFigure(t *testing.T) {
 			t.Errorf("point %d: %+v, solver %+v", i, p, res[i])
 		}
 	}
-	// SPEC §1.3: k = 2 has no edge, k = 5 at 2.90.
+	// Published model edges: k = 2 has no edge, k = 5 at 2.90.
 	if d.Points[0].Found || math.Abs(d.Points[2].Scaled-2.90) > 0.029 {
 		t.Errorf("points %+v", d.Points)
 	}
@@ -77,7 +77,7 @@ func TestEdgeFigure(t *testing.T) {
 	}
 }
 
-// The map's points come from the refresh-period map (SPEC §1.3: the
+// The map's points come from the refresh-period map (published: the
 // herd's mean time is 0.40·T, the balanced state single digits).
 func TestBistabilityFigure(t *testing.T) {
 	pt, err := mapBistability(5, 0.9, 1100)
@@ -138,7 +138,7 @@ func TestBlockingMap(t *testing.T) {
 	}
 }
 
-// The fluid curve follows the closed form of SPEC §3.4 before x₁ empties
+// The fluid curve follows the closed-form JIQ trajectory before x₁ empties
 // (x₀ = λ(1 − e^{−t}), t₁ = 2.672669), and the simulated means lie within
 // their spread of it.
 func TestTrajectoryFigure(t *testing.T) {
@@ -169,7 +169,7 @@ func TestTrajectoryFigure(t *testing.T) {
 }
 
 // Token exchange: blocking 0.4 without exchange (Theorem 1), ν* = 3.6,
-// zero blocking and wait from ν* on (SPEC §3.4).
+// zero blocking and wait from ν* on (docs/models.md#limits-and-the-two-enhancements).
 func TestExchangeFigure(t *testing.T) {
 	d, err := ComputeExchangeData()
 	if err != nil {

@@ -37,8 +37,8 @@ type TableOptions struct {
 	LogX, LogY bool
 }
 
-// HeatMapData is a value over a rectangular grid of two columns: seed
-// 004's blocking over (α₁, λ), the edge over (λ, k), …
+// HeatMapData is a value over a rectangular grid of two columns: JIQ
+// blocking over (α₁, λ), the edge over (λ, k), …
 type HeatMapData struct {
 	XName, YName, ZName string
 	// X and Y are the distinct values of the two columns, increasing.

@@ -7,6 +7,8 @@
 // that ran but did not converge is never an error: it is a Status whose
 // Err method describes the failure.
 //
+// The models the solvers compute are written out in docs/models.md.
+//
 // Status is the one vocabulary for how a solve ended, whichever model and
 // numerical method produced it; its text form (snake_case words such as
 // converged and not_settled) is what JSON output carries.

@@ -6,6 +6,9 @@
 // for those words (Parse…), so that every command and every sweep reads
 // the same words with the same meaning.
 //
+// The models these words describe are written out in docs/models.md; the
+// tipping criterion is docs/models.md#the-tipping-criterion.
+//
 // Parse errors are *param.Error values naming the struct field that the
 // word sets (Discipline, Sizes, Start, Policy, Scenario); the command line
 // maps field names to its flags.

@@ -5,6 +5,9 @@
 // turns flags into a Grid and runs each Task in-process as
 // "fluid COMMAND --json".
 //
+// The models behind the commands a sweep runs are written out in
+// docs/models.md.
+//
 // # One grammar for lists
 //
 // ParseList is the parser of every list flag of fluid, in and out of

@@ -4,6 +4,9 @@
 // the refined 1/N correction (Refined), and on a board refreshed every T
 // (PeriodicUpdate, Attractor).
 //
+// The model, its equations and the published numbers are written out in
+// docs/models.md#best-of-d-with-fcfs-or-ps-servers.
+//
 // # Live counts
 //
 // A server holding n jobs receives Poisson arrivals at rate a(n) =

@@ -3,6 +3,9 @@
 // "Load Balancing in Large-Scale Systems with Multiple Dispatchers", IEEE
 // INFOCOM 2017): the fluid ODEs, their fixed point and its stability.
 //
+// The model, its equations and the published numbers are written out in
+// docs/models.md#join-the-idle-queue-with-r-dispatchers.
+//
 // # Model
 //
 // N servers with Exp(1) job sizes; jobs reach dispatcher r at rate

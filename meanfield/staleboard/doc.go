@@ -2,6 +2,9 @@
 // shared by k dispatchers: the refresh-period map, its fixed points and
 // attractors, and the tipping edge below which the balanced state is gone.
 //
+// The model and its equations, with the published numbers it reproduces, are
+// written out in docs/models.md#stale-board-with-k-dispatchers.
+//
 // # Model
 //
 // N identical FCFS servers with exponential job sizes of mean 1 receive
@@ -58,7 +61,8 @@
 // and reports T*, T*(1−λ)², the ending branch and mechanism; with Confirm
 // it checks the edge by direct iteration just above (a perturbation
 // decays) and below (the state tips into the herd). The reference line of
-// the write-up this model comes from is T*(1−λ)² ≈ 0.9(k − 2).
+// the simulation study the model was published with ("The Cliff Was a
+// Trap Door") is T*(1−λ)² ≈ 0.9(k − 2).
 //
 // Above the edge a herd coexists with the balanced state: Attractor from a
 // half-loaded board settles on a two-group swapping cycle whose mean time

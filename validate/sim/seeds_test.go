@@ -7,11 +7,12 @@ import (
 	"github.com/fluidlb/fluid/spec"
 )
 
-// Seed 000 at N = 100, k = 5, λ = 0.9, T = 1,100 (SPEC §1.3): the balanced
-// start stays balanced (≈ 6.4), the half-loaded start (B = 0.1·T) herds
+// Published stale-board simulation ("The Cliff Was a Trap Door") at
+// N = 100, k = 5, λ = 0.9, T = 1,100: the balanced start stays balanced
+// (≈ 6.4), the half-loaded start (B = 0.1·T) herds
 // (≈ 449, 0.40·T), both within 15%; partitioned dispatchers stay within
 // 3.9–5.5 from either start.
-func TestSeed000Bistability(t *testing.T) {
+func TestPublishedStaleBoardBistability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("herd runs of 20 refresh periods")
 	}
@@ -24,10 +25,10 @@ func TestSeed000Bistability(t *testing.T) {
 	herd := mustRun(t, half)
 	t.Logf("balanced start %.3f ± %.3f; half-loaded %.1f ± %.1f (%.3f·T)", bal.Sojourn.Mean, bal.Sojourn.CI95, herd.Sojourn.Mean, herd.Sojourn.CI95, herd.Sojourn.Mean/T)
 	if !agrees(bal.Sojourn, 6.4, 0.15) || bal.Tipped != 0 {
-		t.Errorf("balanced start: %.3f ± %.3f (seed 6.4), tipped %d", bal.Sojourn.Mean, bal.Sojourn.CI95, bal.Tipped)
+		t.Errorf("balanced start: %.3f ± %.3f (published 6.4), tipped %d", bal.Sojourn.Mean, bal.Sojourn.CI95, bal.Tipped)
 	}
 	if !agrees(herd.Sojourn, 449, 0.15) || herd.Tipped != base.Reps {
-		t.Errorf("half-loaded start: %.1f ± %.1f (seed 449), tipped %d", herd.Sojourn.Mean, herd.Sojourn.CI95, herd.Tipped)
+		t.Errorf("half-loaded start: %.1f ± %.1f (published 449), tipped %d", herd.Sojourn.Mean, herd.Sojourn.CI95, herd.Tipped)
 	}
 	for _, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: T / 10}} {
 		c := base
@@ -35,14 +36,14 @@ func TestSeed000Bistability(t *testing.T) {
 		r := mustRun(t, c)
 		t.Logf("partitioned from %v: %.3f ± %.3f", st, r.Sojourn.Mean, r.Sojourn.CI95)
 		if r.Sojourn.Mean < 3.9 || r.Sojourn.Mean > 5.5 || r.Tipped != 0 {
-			t.Errorf("partitioned from %v: %.3f ± %.3f (seed 3.9–5.5), tipped %d", st, r.Sojourn.Mean, r.Sojourn.CI95, r.Tipped)
+			t.Errorf("partitioned from %v: %.3f ± %.3f (published 3.9–5.5), tipped %d", st, r.Sojourn.Mean, r.Sojourn.CI95, r.Tipped)
 		}
 	}
 }
 
-// Seed 000 at N = 1,600, k = 5, λ = 0.9, T = 400: mean board 5.50 (SPEC
-// §1.3 simulation column) within 2%.
-func TestSeed000Board1600(t *testing.T) {
+// Published stale-board simulation at N = 1,600, k = 5, λ = 0.9, T = 400:
+// mean board 5.50 within 2%.
+func TestPublishedStaleBoardMean1600(t *testing.T) {
 	if testing.Short() {
 		t.Skip("N = 1,600 over 20 refresh periods")
 	}
@@ -52,14 +53,15 @@ func TestSeed000Board1600(t *testing.T) {
 		t.Logf("mean board %.4f ± %.4f", r.BoardMean.Mean, r.BoardMean.CI95)
 	}
 	if r.BoardMean == nil || !agrees(*r.BoardMean, 5.50, 0.02) {
-		t.Errorf("mean board %+v, seed 5.50 within 2%%", r.BoardMean)
+		t.Errorf("mean board %+v, published 5.50 within 2%%", r.BoardMean)
 	}
 }
 
-// Seed 002's table (SPEC §2), N = 100, λ = 0.9: every cell within 3% or
-// 1.5 CI if wider (the published values are rounded to 0.1, which the 3%
-// covers except at 1.07; their own noise is about 1%).
-func TestSeed002Table(t *testing.T) {
+// The published size-spread table ("Sharing Servers Don't Mind the
+// Giant"), N = 100, λ = 0.9: every cell within 3% or 1.5 CI if wider (the
+// published values are rounded to 0.1, which the 3% covers except at
+// 1.07; their own noise is about 1%).
+func TestPublishedSizeSpreadTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the 30-cell table runs about a minute")
 	}
@@ -107,17 +109,18 @@ func TestSeed002Table(t *testing.T) {
 		}
 		r := mustRun(t, Config{Servers: 100, Load: 0.9, Policy: pol, Discipline: c.d, Sizes: z, Jobs: c.jobs, Seed: uint64(100 + i)})
 		ok := agrees(r.Sojourn, c.want, 0.03)
-		t.Logf("%-10s %-6s %-4v seed %6.2f  sim %8.3f ± %.3f %v", c.policy, c.sizes, c.d, c.want, r.Sojourn.Mean, r.Sojourn.CI95, ok)
+		t.Logf("%-10s %-6s %-4v published %6.2f  sim %8.3f ± %.3f %v", c.policy, c.sizes, c.d, c.want, r.Sojourn.Mean, r.Sojourn.CI95, ok)
 		if !ok {
-			t.Errorf("%s %s %v: %.3f ± %.3f, seed %.2f", c.policy, c.sizes, c.d, r.Sojourn.Mean, r.Sojourn.CI95, c.want)
+			t.Errorf("%s %s %v: %.3f ± %.3f, published %.2f", c.policy, c.sizes, c.d, r.Sojourn.Mean, r.Sojourn.CI95, c.want)
 		}
 	}
 }
 
-// Seed 002: under random dispatch with PS servers, the correlation between
-// a server's count on a 500-unit-old board and its count now is 0.05 for
-// exponential sizes and 0.67 at SCV 30 (allowance 0.03: the seed's own
-// estimates carry about that much noise at N = 100).
+// "Sharing Servers Don't Mind the Giant": under random dispatch with PS
+// servers, the correlation between a server's count on a 500-unit-old
+// board and its count now is 0.05 for exponential sizes and 0.67 at SCV 30
+// (allowance 0.03: the published estimates carry about that much noise at
+// N = 100).
 func TestBoardAgeCorrelation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long runs for the correlation")
@@ -127,9 +130,9 @@ func TestBoardAgeCorrelation(t *testing.T) {
 		want  float64
 	}{{spec.Sizes{}, 0.05}, {spec.Sizes{Kind: spec.H2, SCV: 30}, 0.67}} {
 		r := mustRun(t, Config{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: c.sizes, CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31})
-		t.Logf("%v: correlation %.3f ± %.3f (seed %.2f)", c.sizes, r.Correlation.Mean, r.Correlation.CI95, c.want)
+		t.Logf("%v: correlation %.3f ± %.3f (published %.2f)", c.sizes, r.Correlation.Mean, r.Correlation.CI95, c.want)
 		if r.Correlation == nil || math.Abs(r.Correlation.Mean-c.want) > 1.5*r.Correlation.CI95+0.03 {
-			t.Errorf("%v: correlation %+v, seed %.2f", c.sizes, r.Correlation, c.want)
+			t.Errorf("%v: correlation %+v, published %.2f", c.sizes, r.Correlation, c.want)
 		}
 	}
 }
