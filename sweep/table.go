@@ -210,6 +210,44 @@ func (r *Results) Table(o TableOptions) (*Table, error) {
 	return t, nil
 }
 
+// TableOf flattens one JSON report into a table, the way a sweep's table
+// flattens each task's result: nested objects with dots, arrays and the
+// header fields (schema_version, fluid, command) left out, and one row per
+// element of the array of objects named rowsKey, the report's other scalar
+// fields repeated in each ("" or no such array: one row). An element's
+// field named like one of the report's is named rowsKey.name.
+func TableOf(raw json.RawMessage, rowsKey string) (*Table, error) {
+	sub, err := flattenRows(raw, rowsKey, true)
+	if err != nil {
+		return nil, err
+	}
+	cols := &columnSet{index: map[string]int{}}
+	for _, fs := range sub {
+		for _, f := range fs {
+			cols.add(f.name)
+		}
+	}
+	values := make([][]any, len(cols.names))
+	for _, fs := range sub {
+		cells := make([]any, len(cols.names))
+		for _, f := range fs {
+			cells[cols.index[f.name]] = f.val
+		}
+		for j, c := range cells {
+			values[j] = append(values[j], c)
+		}
+	}
+	t := &Table{Rows: make([][]any, len(sub))}
+	for j, n := range cols.names {
+		typ := columnType(values[j])
+		t.Columns = append(t.Columns, TableColumn{Name: n, Type: typ})
+		for i := range sub {
+			t.Rows[i] = append(t.Rows[i], convert(values[j][i], typ))
+		}
+	}
+	return t, nil
+}
+
 // isTiming reports whether a field measures wall time or speed.
 func isTiming(name string) bool {
 	last := name[strings.LastIndexByte(name, '.')+1:]
@@ -235,9 +273,21 @@ type field struct {
 	val  any
 }
 
+// headerKeys are the fields every report opens with (the schema version,
+// the fluid version, the command): the same in every row of a sweep, so
+// they are left out of its table.
+var headerKeys = map[string]bool{"schema_version": true, "fluid": true, "command": true}
+
 // flattenResult turns a command's JSON object into table rows of scalar
 // fields (one row, or one per element of a "rows" array of objects).
 func flattenResult(raw json.RawMessage) ([][]field, error) {
+	return flattenRows(raw, "rows", false)
+}
+
+// flattenRows is flattenResult with the array of rows under key; with
+// keepTop, a field of an element named like one of the result's is
+// renamed key.name instead of replacing it.
+func flattenRows(raw json.RawMessage, key string, keepTop bool) ([][]field, error) {
 	v, err := decodeOrdered(raw)
 	if err != nil {
 		return nil, err
@@ -250,7 +300,10 @@ func flattenResult(raw json.RawMessage) ([][]field, error) {
 	var elems []object
 	hasRows := false
 	for _, f := range obj {
-		if f.key == "rows" {
+		if headerKeys[f.key] {
+			continue
+		}
+		if f.key == key {
 			if arr, ok := f.val.([]any); ok {
 				hasRows = true
 				for _, e := range arr {
@@ -270,6 +323,17 @@ func flattenResult(raw json.RawMessage) ([][]field, error) {
 	for _, e := range elems {
 		var fs []field
 		flatten("", e, &fs)
+		if keepTop {
+			names := map[string]bool{}
+			for _, f := range top {
+				names[f.name] = true
+			}
+			for i := range fs {
+				if names[fs[i].name] {
+					fs[i].name = key + "." + fs[i].name
+				}
+			}
+		}
 		// The element's fields win over the result's of the same name.
 		own := map[string]bool{}
 		for _, f := range fs {

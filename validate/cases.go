@@ -115,7 +115,7 @@ func jiqQueueing(e *env) ([]Check, error) {
 		}
 		allow := jiqAllow(len(alpha), load, n)
 		out = append(out,
-			e.check(fmt.Sprintf("E[W] α=%v", alpha), n, lim.MeanWait, allow, res.Wait),
+			e.check(fmt.Sprintf("E[W] α=%v", alpha), n, lim.MeanWait, allow, *res.Wait),
 			e.check(fmt.Sprintf("sent at random α=%v", alpha), n, lim.FractionRandom, allow, res.RandomFraction))
 	}
 	return out, nil
@@ -158,7 +158,7 @@ func jiqEnhancements(e *env) ([]Check, error) {
 		if v.scen == jiq.Blocking {
 			out = append(out, e.check("blocking, "+what, n, lim.Blocking, allow, res.Blocking))
 		} else {
-			out = append(out, e.check("E[W], "+what, n, lim.MeanWait, allow, res.Wait))
+			out = append(out, e.check("E[W], "+what, n, lim.MeanWait, allow, *res.Wait))
 		}
 	}
 	return out, nil
@@ -208,8 +208,9 @@ func jiqTrajectory(e *env) ([]Check, error) {
 }
 
 // The map's attractors from a balanced start against the
-// mean board at the refreshes of N = 1,600 servers. Allowance 2%: SPEC's
-// own comparison (4.73/4.73, 5.49/5.50, 15.9/15.9).
+// mean board at the refreshes of N = 1,600 servers. Allowance 2%: the
+// published model-versus-simulation comparison of "The Cliff Was a Trap
+// Door" (4.73/4.73, 5.49/5.50, 15.9/15.9).
 func boardFixedPoints(e *env) ([]Check, error) {
 	const n, load = 1600, 0.9
 	var out []Check
@@ -302,7 +303,7 @@ func bistability(e *env) ([]Check, error) {
 
 // The herd's mean time in system from the map (half-loaded start, B =
 // 0.1·T) against N = 100 (k = 5, λ = 0.9, T = 1,100 and 3,000).
-// Allowance 3%: the finite-N herd (seed: 449 at T = 1,100) sits within a
+// Allowance 3%: the finite-N herd (published: 449 at T = 1,100) sits within a
 // few per cent of the map's.
 func herdSojourn(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
@@ -597,7 +598,8 @@ func varianceEstimate(x, y []float64, scale float64) sim.Estimate {
 	sxy, sxx, syy = sxy/(r-1), sxx/(r-1), syy/(r-1)
 	rho := sxy / math.Sqrt(sxx*syy)
 	se := math.Sqrt((1+rho*rho)/(r-1)) * math.Sqrt(sxx*syy)
-	return sim.Estimate{Mean: scale * sxy, CI95: 1.959963984540054 * scale * se, Samples: len(x)}
+	half := 1.959963984540054 * scale * se
+	return sim.Estimate{Mean: scale * sxy, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(x)}
 }
 
 // The finite-N edge of k = 5, λ = 0.9 within 100 refresh periods: the
@@ -644,7 +646,8 @@ func finiteEdge(e *env) ([]Check, error) {
 			return nil, fmt.Errorf("at %d servers: %w (%v)", th.Servers, errNoCrossing, curve.Points)
 		}
 		// The profile interval, asymmetric in general, as a half-width.
-		est := sim.Estimate{Mean: curve.Edge, CI95: 0.5 * (curve.EdgeHi - curve.EdgeLo), Samples: len(curve.Points) * reps}
+		half := 0.5 * (curve.EdgeHi - curve.EdgeLo)
+		est := sim.Estimate{Mean: curve.Edge, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(curve.Points) * reps}
 		// Allowance 2% of the edge: the escape analysis is first order
 		// (Gaussian noise, one escape coordinate) and claims no more; at
 		// N = 800 it is 1.3% above the simulated edge, well outside the

@@ -1,6 +1,10 @@
 // Package validate checks every theoretical result of fluid against the
 // finite-N simulator of validate/sim.
 //
+// The models, their published numbers and the simulator are written out in
+// docs/models.md (see docs/models.md#the-simulator and, for tipping,
+// docs/models.md#the-tipping-criterion).
+//
 // The catalogue pairs each prediction — a fluid limit or fixed point
 // (meanfield), an exact finite-N product form (jackson), a closed form, the
 // refresh-period map and its edge — with simulation at one or more N. A

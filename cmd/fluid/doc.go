@@ -32,12 +32,14 @@ Commands:
 	      validate/sim): every system fluid models (FCFS or PS
 	      servers; exponential, deterministic, H2, Pareto sizes; random,
 	      round robin, best of d, least loaded, least work, stale-board
-	      policies, board + tally, JIQ), with 95% intervals over
-	      replications; deterministic for a given --seed.
+	      policies, board + tally, JIQ), with confidence intervals
+	      (--level, default 95%) over replications, optionally until a
+	      precision target (--rel-precision); deterministic for a given
+	      --seed.
 	validate
 	      Every theoretical result against the simulator (package
-	      validate): a table of theory, simulation ± 95% interval, N,
-	      allowance and verdict; exit status 1 if a check fails. --quick
+	      validate): a table of theory, simulation ± the 99.9% half-width
+	      the verdict uses, N, allowance and verdict; exit status 1 if a check fails. --quick
 	      is the part run in CI.
 	meanfield
 	      The N → ∞ mean field of best-of-d: live counts with
@@ -58,15 +60,19 @@ Commands:
 	      (CSV, JSON Lines or Parquet); "sweep status DIR" shows done,
 	      failed and remaining tasks per shard.
 
-Every command prints a readable table, or JSON with --json. The JSON
-schemas are the documented structs edgeReport (fluid edge), mapReport
-(fluid map), jiqReport (fluid jiq), jiqTrajectoryReport (fluid jiq
---trajectory), jacksonReport (fluid jackson), simReport (fluid sim),
-meanfieldReport (fluid meanfield), sweepStatus (fluid sweep status) in
-this package and validate.Report (fluid validate); "status" fields carry the solver's status in one
-snake_case word (converged, not_settled, …); fields that do not apply to a
-scenario are null, per-dispatcher arrays follow the
+Every command prints a readable table, JSON with --json, and (where it
+prints a table) CSV with --csv. The JSON documents are the types of
+package report (report.Edge for fluid edge, report.Map, report.JIQ and
+report.JIQTrajectory, report.Jackson, report.Sim, report.Meanfield,
+report.Validate, report.SweepStatus, report.BuildInfo for fluid version
+--json), with a JSON Schema for each in docs/schema. Each opens with
+schema_version, the fluid version and the command; "status" fields carry
+the solver's status in one snake_case word (converged, not_settled, …);
+fields that do not apply are null; per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
+
+fluid version prints the module version, VCS revision and Go version;
+fluid completion bash|zsh|fish|powershell prints a completion script.
 
 Every list flag (-k and --load of edge, --servers of jackson and
 meanfield, --alpha and --beta) reads the same grammar as sweep: lists,
@@ -78,5 +84,9 @@ computation fails (the message gives the solver's status) or, for sweep,
 when a task failed; 130 for a sweep interrupted by Ctrl-C.
 
 Units: time in mean service times; loads and rates per server.
+
+The models, their equations, the assumptions behind them and the
+published results fluid reproduces are written out in docs/models.md
+(models and references).
 */
 package main

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/validate"
 )
@@ -28,6 +29,7 @@ type edgeOptions struct {
 	confirm  bool
 	workers  int
 	json     bool
+	csv      bool
 }
 
 func newEdge() *cobra.Command {
@@ -66,87 +68,25 @@ logistic fit of the fraction that tipped, with its 95% interval.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "numbers of dispatchers k: a list and/or ranges")
-	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "loads λ per server, 0 < λ < 1 (a list)")
-	f.StringVar(&o.servers, "servers", "", "numbers of servers N for finite-N edges (a list and/or ranges; none: N → ∞ only)")
-	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, "finite N: refresh periods within which a system must tip")
+	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "dispatchers k: a list or ranges")
+	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1; a list or ranges")
+	f.StringVar(&o.servers, "servers", "", "servers N for finite-N edges: a list or ranges (none: N → ∞ only)")
+	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, "finite N: refresh periods H within which a system must tip (1..1000000)")
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
-	f.IntVar(&o.reps, "reps", 16, "--simulate: runs per simulated period")
-	f.Uint64Var(&o.seed, "seed", 1, "--simulate: random seed")
-	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched")
+	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
+	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
+	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
-	f.IntVar(&o.workers, "workers", 0, "parallel workers (0: all cores)")
-	f.BoolVar(&o.json, "json", false, "write JSON (see edgeReport in doc.go)")
+	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")
+	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per entry; columns named as the JSON fields)")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.Edge; schema in docs/schema/edge.json)")
 	return cmd
 }
 
-// edgeReport is the JSON output of `fluid edge`.
-type edgeReport struct {
-	Rows    []edgeRow `json:"rows"`
-	Seconds float64   `json:"seconds"` // wall time of the whole table
-}
-
-// edgeRow is one (k, λ) entry. Fields about the edge are null when there
-// is none down to the floor.
-type edgeRow struct {
-	K          int            `json:"k"`
-	Load       float64        `json:"load"`
-	Status     string         `json:"status"`    // "edge", "no edge down to the floor" or (finite N) "edge above the search range"
-	Period     *float64       `json:"period"`    // T*
-	Scaled     *float64       `json:"scaled"`    // T*(1−λ)²
-	Bracket    []float64      `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
-	Collision  *float64       `json:"collision"` // T where t_{V+1} − T extrapolates to 0
-	Branch     *int           `json:"branch"`    // V, the pass in progress at T* on the ending branch
-	Mechanism  string         `json:"mechanism"` // "border collision", "eigenvalue crossing", …
-	Leading    complexValue   `json:"leading"`   // leading eigenvalue at the last stable fixed point
-	Radius     float64        `json:"radius"`    // its modulus
-	BoardMean  float64        `json:"board_mean"`
-	Sojourn    float64        `json:"sojourn"` // mean time in system at the last balanced fixed point
-	Line       float64        `json:"line"`    // the reference line 0.9(k − 2)
-	Ratio      *float64       `json:"ratio"`   // scaled / line
-	Floor      float64        `json:"floor"`   // lowest T(1−λ)² searched
-	Confirm    *confirmReport `json:"confirmation,omitempty"`
-	Evals      int            `json:"evaluations"` // map evaluations
-	RowSeconds float64        `json:"seconds"`
-	// Finite-N rows: Servers is N and Horizon H (null on the N = ∞ row),
-	// Scaled the finite-N edge T*(N, H)(1−λ)², InfiniteScaled the N = ∞
-	// edge it lies above; Simulated the simulated edge (with --simulate).
-	Servers        *int           `json:"servers"`
-	Horizon        *int           `json:"horizon"`
-	InfiniteScaled *float64       `json:"infinite_scaled,omitempty"`
-	Simulated      *simulatedEdge `json:"simulated,omitempty"`
-}
-
-// simulatedEdge is the finite-N edge measured by simulation.
-type simulatedEdge struct {
-	Scaled float64          `json:"scaled"` // where the fitted tipping probability crosses ½
-	CI95   [2]float64       `json:"ci95"`   // its 95% interval
-	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
-	Reps   int              `json:"reps"`   // runs per period
-	Points []simulatedPoint `json:"points"`
-}
-
-// simulatedPoint is the simulated tipping frequency at one period.
-type simulatedPoint struct {
-	Scaled   float64    `json:"scaled"`
-	Tipped   int        `json:"tipped"`
-	Reps     int        `json:"reps"`
-	Fraction float64    `json:"fraction"`
-	CI95     [2]float64 `json:"ci95"` // Wilson score interval
-}
-
-// confirmReport is the dynamic confirmation (--confirm).
-type confirmReport struct {
-	Above        float64 `json:"above"`       // period just above T*
-	AboveDecay   float64 `json:"above_decay"` // perturbation after 100 periods / at start
-	AboveOK      bool    `json:"above_ok"`
-	Below        float64 `json:"below"` // 0.99·T*
-	BelowTipped  bool    `json:"below_tipped"`
-	BelowPeriods int     `json:"below_periods"` // refresh periods until the board mean doubled
-	BelowSojourn float64 `json:"below_sojourn"` // the herd's mean time in system there
-}
-
 func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
 	ks, err := parseIntList("dispatchers", o.ks)
 	if err != nil {
 		return err
@@ -196,7 +136,10 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &edgeReport{}
+	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
+	if o.simulate {
+		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
+	}
 	for _, r := range results {
 		rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
 	}
@@ -206,17 +149,20 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
+	if o.csv {
+		return writeCSVReport(stdout, rep, "rows")
+	}
 	if o.json {
 		return writeJSON(stdout, rep)
 	}
-	return rep.writeTable(stdout)
+	return writeEdgeTable(stdout, rep)
 }
 
 // simulateEdges measures every finite-N edge of the report by simulation:
 // seven periods within ±10% of the theory edge, then two more where the
 // simulated fraction falls through ½.
-func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
-	var rows []*edgeRow
+func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions) error {
+	var rows []*report.EdgeRow
 	for i := range rep.Rows {
 		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
 			rows = append(rows, &rep.Rows[i])
@@ -230,28 +176,27 @@ func simulateEdges(stderr io.Writer, rep *edgeReport, o *edgeOptions) error {
 		for _, d := range offsets {
 			grid = append(grid, *row.Scaled*(1+d))
 		}
-		curve, err := validate.SimulateTipCurve(row.K, row.Load, *row.Servers, &validate.TipCurveSettings{
+		curve, err := validate.SimulateTipCurve(row.Dispatchers, row.Load, *row.Servers, &validate.TipCurveSettings{
 			Scaled: grid, Refine: 2, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
 			Progress: func(int, int) { bar.add(1) }})
 		if err != nil {
 			return paramUsage(err)
 		}
 		st, _ := curve.Status.MarshalText()
-		sim := &simulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
+		sim := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
 		for _, p := range curve.Points {
-			sim.Points = append(sim.Points, simulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
+			sim.Points = append(sim.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
 		row.Simulated = sim
 	}
 	return nil
 }
 
-func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
-	row := edgeRow{
-		K: r.K, Load: r.Load, Line: r.Line, Floor: floor,
-		Mechanism: r.Mechanism.String(),
-		Leading:   complexOf(r.Leading),
-		Radius:    r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
+func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
+	row := report.EdgeRow{
+		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
+		Leading: complexOf(r.Leading),
+		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
 		Evals: r.Evaluations, RowSeconds: r.Seconds,
 	}
 	if r.Servers > 0 {
@@ -259,17 +204,17 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 		if r.Infinite.Found {
 			row.InfiniteScaled = ptr(r.Infinite.Scaled)
 		}
-		row.Mechanism = "escape within the horizon"
 		if r.Status == solver.NotSettled {
-			row.Status = "edge above the search range"
+			row.Status = report.EdgeAboveRange
 			row.Bracket = []float64{r.Lo}
 			return row
 		}
 		if !r.Found {
-			row.Status = "no edge down to the floor"
+			row.Status = report.EdgeNone
 			return row
 		}
-		row.Status = "edge"
+		row.Status = report.EdgeFound
+		row.Mechanism = ptr("escape within the horizon")
 		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 		row.Bracket = []float64{r.Lo, r.Hi}
 		if r.Line > 0 {
@@ -278,10 +223,11 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 		return row
 	}
 	if !r.Found {
-		row.Status = "no edge down to the floor"
+		row.Status = report.EdgeNone
 		return row
 	}
-	row.Status = "edge"
+	row.Status = report.EdgeFound
+	row.Mechanism = ptr(r.Mechanism.String())
 	row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 	row.Bracket = []float64{r.Lo, r.Hi}
 	row.Branch = ptr(r.Branch)
@@ -292,12 +238,12 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) edgeRow {
 		row.Ratio = ptr(r.Scaled / r.Line)
 	}
 	if c := r.Confirmation; c != nil {
-		row.Confirm = &confirmReport{c.Above, c.AboveDecay, c.AboveOK, c.Below, c.BelowTipped, c.BelowIterations, c.BelowSojourn}
+		row.Confirm = &report.Confirmation{Above: c.Above, AboveDecay: c.AboveDecay, AboveOK: c.AboveOK, Below: c.Below, BelowTipped: c.BelowTipped, BelowPeriods: c.BelowIterations, BelowSojourn: c.BelowSojourn}
 	}
 	return row
 }
 
-func (r *edgeReport) writeTable(w io.Writer) error {
+func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	var b strings.Builder
 	b.WriteString("Tipping edge of the stale load board, k dispatchers each adding its own sends (N → ∞, refresh-period map)\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -310,21 +256,21 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 			continue
 		}
 		if row.Scaled == nil {
-			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.K, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
 			continue
 		}
 		ratio := ""
 		if row.Ratio != nil {
 			ratio = fmt.Sprintf("%.3f", *row.Ratio)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.K, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, row.Mechanism, fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, *row.Mechanism, fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
 		confirmed = confirmed || row.Confirm != nil
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\nT* is bracketed to 1e-4 relative; branch = pass in progress at T* on the last balanced fixed point;\n")
 	fmt.Fprintf(&b, "sojourn = mean time in system there (service times). %d entries in %.1f s.\n", len(r.Rows), r.Seconds)
 	if finite {
-		r.writeFinite(&b)
+		writeEdgeFinite(&b, r)
 	}
 	if confirmed {
 		b.WriteString("\nDirect iteration:\n")
@@ -341,16 +287,16 @@ func (r *edgeReport) writeTable(w io.Writer) error {
 			if !c.BelowTipped {
 				below = "DOES NOT TIP"
 			}
-			fmt.Fprintf(&b, "  k=%d λ=%s: at T=%.2f %s (×%.2g in 100 periods); at T=%.2f %s\n", row.K, g(row.Load), c.Above, above, c.AboveDecay, c.Below, below)
+			fmt.Fprintf(&b, "  k=%d λ=%s: at T=%.2f %s (×%.2g in 100 periods); at T=%.2f %s\n", row.Dispatchers, g(row.Load), c.Above, above, c.AboveDecay, c.Below, below)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeFinite adds the finite-N rows: the theory edge per N, and the
+// writeEdgeFinite adds the finite-N rows: the theory edge per N, and the
 // simulated one with its interval.
-func (r *edgeReport) writeFinite(b *strings.Builder) {
+func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 	b.WriteString("\nFinite N: T*(N, H), where a system of N servers started balanced tips within H refresh periods with probability ½\n\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	simulated := false
@@ -370,7 +316,7 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 		switch {
 		case row.Scaled != nil:
 			edge = fmt.Sprintf("%.4f", *row.Scaled)
-		case row.Status == "no edge down to the floor":
+		case row.Status == report.EdgeNone:
 			edge = inf
 		case len(row.Bracket) == 1:
 			edge = fmt.Sprintf("above T = %.4g", row.Bracket[0])
@@ -391,10 +337,10 @@ func (r *edgeReport) writeFinite(b *strings.Builder) {
 			pts = strings.Join(p, " ")
 		}
 		if !simulated {
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf)
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, edge, inf)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.K, g(row.Load), *row.Servers, *row.Horizon, edge, inf, sim, ci, pts)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, edge, inf, sim, ci, pts)
 	}
 	tw.Flush()
 	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"encoding/json"
 	"math"
 	"strings"
@@ -12,22 +14,22 @@ func TestEdgeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep edgeReport
+	var rep report.Edge
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err, out)
 	}
-	if len(rep.Rows) != 2 || rep.Rows[0].K != 2 || rep.Rows[1].K != 5 {
+	if len(rep.Rows) != 2 || rep.Rows[0].Dispatchers != 2 || rep.Rows[1].Dispatchers != 5 {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
-	// k = 2 never tips: null edge and a clear status (SPEC §1.3).
+	// k = 2 never tips: null edge and a clear status (docs/models.md#stale-board-with-k-dispatchers).
 	var raw map[string][]map[string]any
 	_ = json.Unmarshal([]byte(out), &raw)
-	if raw["rows"][0]["scaled"] != nil || rep.Rows[0].Status != "no edge down to the floor" {
+	if raw["rows"][0]["scaled"] != nil || rep.Rows[0].Status != report.EdgeNone {
 		t.Errorf("k=2: scaled %v status %q", raw["rows"][0]["scaled"], rep.Rows[0].Status)
 	}
-	// k = 5: 2.90 (SPEC §1.3) within 1%.
+	// k = 5: the published model edge 2.90 ("The Cliff Was a Trap Door") within 1%.
 	r5 := rep.Rows[1]
-	if r5.Scaled == nil || math.Abs(*r5.Scaled-2.90) > 0.029 || r5.Mechanism != "border collision" || len(r5.Bracket) != 2 {
+	if r5.Scaled == nil || math.Abs(*r5.Scaled-2.90) > 0.029 || r5.Mechanism == nil || *r5.Mechanism != "border collision" || len(r5.Bracket) != 2 {
 		t.Errorf("k=5: %+v", r5)
 	}
 }
@@ -37,12 +39,12 @@ func TestMapCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep mapReport
+	var rep report.Map
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	// SPEC §1.3: mean board 5.49 at k = 5, T = 400.
-	if rep.Attractor != "fixed point" || math.Abs(rep.BoardMean-5.49) > 0.055 || rep.Branch == nil || rep.Radius == nil || *rep.Radius >= 1 {
+	// Published model value: mean board 5.49 at k = 5, T = 400.
+	if rep.Attractor != "fixed_point" || math.Abs(rep.BoardMean-5.49) > 0.055 || rep.Branch == nil || rep.Radius == nil || *rep.Radius >= 1 {
 		t.Errorf("%+v", rep)
 	}
 	out, _, err = fluid(t, "map", "-k", "1", "--period", "600")
@@ -50,19 +52,19 @@ func TestMapCommand(t *testing.T) {
 		t.Errorf("%v\n%s", err, out)
 	}
 	// A shared tally and partitioned dispatchers are the k = 1 map: the
-	// same numbers as -k 1 (SPEC §1.3: board mean 4.73 at T = 600).
-	var one mapReport
+	// same numbers as -k 1 (published model: board mean 4.73 at T = 600).
+	var one report.Map
 	out, _, err = fluid(t, "map", "-k", "1", "--period", "600", "--json")
 	if err != nil || json.Unmarshal([]byte(out), &one) != nil {
 		t.Fatal(err, out)
 	}
 	for _, tally := range []string{"shared", "partitioned"} {
-		var r mapReport
+		var r report.Map
 		out, _, err = fluid(t, "map", "-k", "5", "--tally", tally, "--period", "600", "--json")
 		if err != nil || json.Unmarshal([]byte(out), &r) != nil {
 			t.Fatal(err, out)
 		}
-		if r.K != 5 || r.ModelK != 1 || r.Tally != tally || r.BoardMean != one.BoardMean || math.Abs(r.BoardMean-4.73) > 0.047 {
+		if r.Dispatchers != 5 || r.MapDispatchers != 1 || r.Tally != tally || r.BoardMean != one.BoardMean || math.Abs(r.BoardMean-4.73) > 0.047 {
 			t.Errorf("--tally %s: %+v, want the k = 1 map (%v)", tally, r, one.BoardMean)
 		}
 	}

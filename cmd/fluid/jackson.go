@@ -1,6 +1,10 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/spec"
+
+	"github.com/fluidlb/fluid/report"
+
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +25,7 @@ type jacksonOptions struct {
 	beta     []float64
 	exchange float64
 	json     bool
+	csv      bool
 }
 
 func newJackson() *cobra.Command {
@@ -44,36 +49,20 @@ or 10..50:10 (step).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runJackson(cmd.OutOrStdout(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.servers, "servers", "10,100,1000,10000,100000", "numbers of servers N: a list and/or ranges")
-	f.Float64Var(&o.load, "load", 0.9, "arrival rate per server λ (> 0)")
+	f.StringVar(&o.servers, "servers", "10,100,1000,10000,100000", "servers N: a list or ranges")
+	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (> 0)")
 	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, "arrival shares α_r of the dispatchers (positive, sum 1)")
 	f.Float64SliceVar(&o.beta, "beta", nil, "token allotment β_r (Enhancement 1; default uniform 1/R)")
 	f.Float64Var(&o.exchange, "exchange", 0, "token exchange rate ν (only 0: exchange breaks the product form)")
-	f.BoolVar(&o.json, "json", false, "write JSON (see jacksonReport in doc.go)")
+	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per N; columns named as the JSON fields)")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.Jackson; schema in docs/schema/jackson.json)")
 	return cmd
 }
 
-// jacksonReport is the JSON output of `fluid jackson`.
-type jacksonReport struct {
-	Load  float64      `json:"load"`
-	Alpha []float64    `json:"alpha"`
-	Beta  []float64    `json:"beta"`  // null: uniform
-	Limit float64      `json:"limit"` // N → ∞ blocking (Theorem 1 / its β extension)
-	Rows  []jacksonRow `json:"rows"`
-}
-
-// jacksonRow is the exact result at one N.
-type jacksonRow struct {
-	Servers   int       `json:"servers"`
-	Blocking  float64   `json:"blocking"`   // exact blocking probability B
-	NoTokens  []float64 `json:"no_tokens"`  // P(dispatcher r holds no token)
-	Busy      float64   `json:"busy"`       // mean fraction of busy servers
-	Tokens    []float64 `json:"tokens"`     // mean tokens at dispatcher r per server
-	LimitDiff float64   `json:"limit_diff"` // B − limit
-	Seconds   float64   `json:"seconds"`    // time to solve
-}
-
 func runJackson(w io.Writer, o *jacksonOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
 	ns, err := parseIntList("servers", o.servers)
 	if err != nil {
 		return err
@@ -83,7 +72,7 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &jacksonReport{Load: o.load, Alpha: o.alpha, Beta: o.beta, Limit: lim.Blocking}
+	rep := &report.Jackson{Header: report.NewHeader("jackson"), Load: o.load, Alpha: o.alpha, Beta: spec.Allotment(o.beta, len(o.alpha)), Exchange: o.exchange, Status: "exact", Limit: lim.Blocking}
 	for _, n := range ns {
 		start := time.Now()
 		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}, nil)
@@ -93,7 +82,7 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 		if err != nil {
 			return paramUsage(err)
 		}
-		rep.Rows = append(rep.Rows, jacksonRow{
+		rep.Rows = append(rep.Rows, report.JacksonRow{
 			Servers:   n,
 			Blocking:  res.Blocking,
 			NoTokens:  res.NoTokens,
@@ -102,6 +91,9 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 			LimitDiff: res.Blocking - lim.Blocking,
 			Seconds:   time.Since(start).Seconds(),
 		})
+	}
+	if o.csv {
+		return writeCSVReport(w, rep, "rows")
 	}
 	if o.json {
 		return writeJSON(w, rep)

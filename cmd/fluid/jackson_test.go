@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"encoding/json"
 	"math"
 	"strings"
@@ -12,14 +14,14 @@ func TestJacksonJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep jacksonReport
+	var rep report.Jackson
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Rows) != 5 || rep.Limit != 0 {
 		t.Fatalf("%d rows, limit %v", len(rep.Rows), rep.Limit)
 	}
-	// Equal loads: B·N → (R − 1)/(1 − λ) = 10 (SPEC §3.5), within 2% at 10⁵.
+	// Equal loads: B·N → (R − 1)/(1 − λ) = 10 (closed Jackson network), within 2% at 10⁵.
 	last := rep.Rows[4]
 	if last.Servers != 100000 || math.Abs(last.Blocking*1e5-10) > 0.2 {
 		t.Errorf("N·B at N = %d: %v", last.Servers, last.Blocking*1e5)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -12,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/jiq"
-	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -62,19 +63,19 @@ Dispatchers are reported in the order given.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "blocking", "what a dispatcher without tokens does: blocking (discard) or queueing (random server)")
-	f.Float64Var(&o.load, "load", 0.9, "arrival rate per server λ (> 0; < 1 for queueing)")
+	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (> 0; < 1 for queueing)")
 	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, "arrival shares α_r of the dispatchers (positive, sum 1)")
 	f.Float64SliceVar(&o.beta, "beta", nil, "token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
-	f.Float64Var(&o.exchange, "exchange", 0, "token exchange rate ν ≥ 0 (Enhancement 2)")
-	f.IntVar(&o.imax, "imax", 0, "queueing: truncate queue lengths at imax (0 = smallest with stationary tail ≤ --tail-tol)")
-	f.Float64Var(&o.tailTol, "tail-tol", 1e-12, "queueing: largest stationary mass allowed above imax")
+	f.Float64Var(&o.exchange, "exchange", 0, "token exchange rate ν ≥ 0 (Enhancement 2), per server per mean service time")
+	f.IntVar(&o.imax, "imax", 0, "queueing: truncate queue lengths at imax jobs (0 = smallest with stationary tail ≤ --tail-tol)")
+	f.Float64Var(&o.tailTol, "tail-tol", 1e-12, "queueing: largest stationary probability mass allowed above imax")
 	f.BoolVar(&o.verify, "verify", false, "also integrate the fluid ODE to its long-time limit and report the difference")
 	f.BoolVar(&o.trajectory, "trajectory", false, "print the fluid trajectory from the empty system instead of the limit")
-	f.Float64Var(&o.until, "until", 20, "trajectory: end time (mean service times)")
-	f.Float64Var(&o.every, "every", 0, "trajectory: output interval (default until/20)")
-	f.Float64Var(&o.rtol, "rtol", 1e-10, "trajectory: relative tolerance of the integrator")
-	f.BoolVar(&o.csv, "csv", false, "trajectory: write CSV")
-	f.BoolVar(&o.json, "json", false, "write JSON (see jiqReport and jiqTrajectoryReport in doc.go)")
+	f.Float64Var(&o.until, "until", 20, "trajectory: end time, in mean service times")
+	f.Float64Var(&o.every, "every", 0, "trajectory: output interval, in mean service times (default until/20)")
+	f.Float64Var(&o.rtol, "rtol", 1e-10, "trajectory: relative error tolerance of the integrator")
+	f.BoolVar(&o.csv, "csv", false, "write CSV: the limit as one row (columns named as the JSON fields), or the trajectory")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.JIQ, or report.JIQTrajectory with --trajectory; schema in docs/schema/)")
 	return cmd
 }
 
@@ -101,7 +102,7 @@ func (o *jiqOptions) model() (*jiq.Model, error) {
 func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 	flags := cmd.Flags()
 	if !o.trajectory {
-		for _, name := range []string{"until", "every", "rtol", "csv"} {
+		for _, name := range []string{"until", "every", "rtol"} {
 			if flags.Changed(name) {
 				return usagef("--%s needs --trajectory", name)
 			}
@@ -138,70 +139,24 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 		}
 		rep.ODE = compareODE(m, lim, s)
 	}
+	if o.csv {
+		return writeCSVReport(w, rep, "")
+	}
 	if o.json {
 		return writeJSON(w, rep)
 	}
-	return rep.writeTable(w)
+	return writeJIQTable(w, rep)
 }
 
-// jiqReport is the JSON output of `fluid jiq` (the limit). Fields that do
-// not apply to the scenario are null. Per-dispatcher arrays are in the
-// order of --alpha.
-type jiqReport struct {
-	Scenario string    `json:"scenario"` // "blocking" or "queueing"
-	Load     float64   `json:"load"`     // λ
-	Alpha    []float64 `json:"alpha"`
-	Beta     []float64 `json:"beta"`     // as used (uniform if not given)
-	Exchange float64   `json:"exchange"` // ν
-
-	Blocking       *float64 `json:"blocking"`        // blocking probability (blocking)
-	MeanWait       *float64 `json:"mean_wait"`       // E[W] (queueing)
-	ProbWait       *float64 `json:"prob_wait"`       // P(W > 0) (queueing)
-	FractionRandom *float64 `json:"fraction_random"` // fraction of jobs sent at random (queueing)
-	Sojourn        *float64 `json:"sojourn"`         // mean time in system 1 + E[W] (queueing)
-	Busy           float64  `json:"busy"`            // fraction of busy servers
-
-	Tokens           []float64 `json:"tokens"`            // tokens per server at each dispatcher, x_r
-	TokenShares      []float64 `json:"token_shares"`      // x_r / Σx (null if no tokens are held)
-	EmptyPools       []bool    `json:"empty_pools"`       // dispatchers whose token pool is empty
-	TokensDetermined bool      `json:"tokens_determined"` // false: the split depends on the initial state
-
-	NuStar    *float64 `json:"nu_star"`    // ν*: zero blocking/wait from this exchange rate (null: none, λ ≥ 1)
-	ZeroLimit bool     `json:"zero_limit"` // zero blocking (blocking) or zero wait (queueing) in the limit
-
-	IMax          *int     `json:"imax"`           // queueing truncation
-	TruncatedMass *float64 `json:"truncated_mass"` // stationary mass above imax (queueing)
-
-	Stability stabilityReport `json:"stability"`
-	ODE       *odeCheck       `json:"ode_check,omitempty"` // with --verify
-	Status    solver.Status   `json:"status"`              // converged (closed forms)
-}
-
-// stabilityReport is the stability of the fixed point.
-type stabilityReport struct {
-	Verdict     string         `json:"verdict"`     // stable, neutral, unstable or not computed
-	Abscissa    *float64       `json:"abscissa"`    // largest real part of the eigenvalues (null if none)
-	Eigenvalues []complexValue `json:"eigenvalues"` // of the smooth regime's Jacobian, by decreasing real part
-	Margins     []float64      `json:"margins"`     // α_r·λ − token inflow, for empty pools (0 otherwise)
-	Note        string         `json:"note,omitempty"`
-}
-
-// odeCheck compares the limit with the fluid ODE's long-time limit.
-type odeCheck struct {
-	T        float64 `json:"t"`        // time integrated
-	Residual float64 `json:"residual"` // largest |dy/dt| at the end
-	Steps    int     `json:"steps"`
-	MaxDiff  float64 `json:"max_diff"` // largest difference in busy, blocking/λ₂ and (if determined) tokens
-}
-
-func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *jiqReport {
-	rep := &jiqReport{
+func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *report.JIQ {
+	rep := &report.JIQ{
+		Header:           report.NewHeader("jiq"),
 		Scenario:         m.Scenario.String(),
 		Load:             m.Load,
 		Alpha:            m.Alpha,
 		Beta:             spec.Allotment(m.Beta, m.R()),
 		Exchange:         m.Exchange,
-		Status:           lim.Status,
+		Status:           statusText(lim.Status),
 		Busy:             lim.Busy,
 		Tokens:           lim.Tokens,
 		EmptyPools:       lim.Empty,
@@ -216,6 +171,7 @@ func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *jiqReport {
 		rep.FractionRandom = ptr(lim.FractionRandom)
 		rep.Sojourn = ptr(lim.Sojourn)
 		rep.IMax = ptr(lim.IMax)
+		rep.TailTol = ptr(m.TailTol)
 		rep.TruncatedMass = ptr(lim.TruncatedMass)
 	}
 	var sum float64
@@ -232,17 +188,17 @@ func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *jiqReport {
 		rep.NuStar = ptr(lim.NuStar)
 	}
 	st := lim.Stability
-	rep.Stability = stabilityReport{Verdict: st.Verdict.String(), Margins: st.Margins, Note: st.Note, Eigenvalues: []complexValue{}}
+	rep.Stability = report.Stability{Verdict: st.Verdict.String(), Margins: st.Margins, Note: st.Note, Eigenvalues: []report.Complex{}}
 	if !math.IsInf(st.Abscissa, -1) {
 		rep.Stability.Abscissa = ptr(st.Abscissa)
 	}
 	for _, v := range st.Eigenvalues {
-		rep.Stability.Eigenvalues = append(rep.Stability.Eigenvalues, complexValue{real(v), imag(v)})
+		rep.Stability.Eigenvalues = append(rep.Stability.Eigenvalues, complexOf(v))
 	}
 	return rep
 }
 
-func compareODE(m *jiq.Model, lim *jiq.LimitResult, s *jiq.SettleResult) *odeCheck {
+func compareODE(m *jiq.Model, lim *jiq.LimitResult, s *jiq.SettleResult) *report.ODECheck {
 	d := math.Abs(s.State.Busy - lim.Busy)
 	if m.Scenario == jiq.Blocking {
 		d = math.Max(d, math.Abs(s.Blocking-lim.Blocking))
@@ -254,10 +210,10 @@ func compareODE(m *jiq.Model, lim *jiq.LimitResult, s *jiq.SettleResult) *odeChe
 			d = math.Max(d, math.Abs(s.State.Tokens[r]-lim.Tokens[r]))
 		}
 	}
-	return &odeCheck{T: s.T, Residual: s.Residual, Steps: s.Stats.Steps, MaxDiff: d}
+	return &report.ODECheck{T: s.T, Residual: s.Residual, Steps: s.Stats.Steps, MaxDiff: d}
 }
 
-func (r *jiqReport) writeTable(w io.Writer) error {
+func writeJIQTable(w io.Writer, r *report.JIQ) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "JIQ fluid limit (N → ∞), %s scenario: load λ = %s, R = %d dispatchers, token exchange ν = %s\n\n",
 		r.Scenario, g(r.Load), len(r.Alpha), g(r.Exchange))
@@ -318,39 +274,6 @@ func (r *jiqReport) writeTable(w io.Writer) error {
 	return err
 }
 
-// jiqTrajectoryReport is the JSON output of `fluid jiq --trajectory`.
-type jiqTrajectoryReport struct {
-	Scenario          string          `json:"scenario"`
-	Load              float64         `json:"load"`
-	Alpha             []float64       `json:"alpha"`
-	Beta              []float64       `json:"beta"`
-	Exchange          float64         `json:"exchange"`
-	IMax              *int            `json:"imax"` // queueing truncation
-	Points            []jiqPointJSON  `json:"points"`
-	Switches          []jiqSwitchJSON `json:"switches"`           // token pools emptying or refilling
-	ConservationError float64         `json:"conservation_error"` // largest violation of the conservation laws
-	BoundaryMass      *float64        `json:"boundary_mass"`      // largest y_imax seen (queueing)
-	Steps             int             `json:"steps"`              // integrator steps
-}
-
-// jiqPointJSON is one point of a trajectory.
-type jiqPointJSON struct {
-	T          float64   `json:"t"`
-	Busy       float64   `json:"busy"`        // x0 (blocking) or 1 − y0 (queueing)
-	Tokens     []float64 `json:"tokens"`      // x_r
-	Occupancy  []float64 `json:"occupancy"`   // y_0..y_imax (queueing)
-	Blocking   *float64  `json:"blocking"`    // instantaneous blocking probability (blocking)
-	RandomRate *float64  `json:"random_rate"` // λ₂(t) (queueing)
-	MeanQueue  *float64  `json:"mean_queue"`  // Σ i·y_i (queueing)
-}
-
-// jiqSwitchJSON records a token pool emptying or refilling.
-type jiqSwitchJSON struct {
-	T          float64 `json:"t"`
-	Dispatcher int     `json:"dispatcher"` // 1-based, in the order of --alpha
-	Empty      bool    `json:"empty"`      // true: the pool emptied
-}
-
 func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 	if o.until <= 0 || math.IsNaN(o.until) || math.IsInf(o.until, 0) {
 		return usagef("invalid --until: %v, want a finite time > 0", o.until)
@@ -382,9 +305,9 @@ func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 	var flush func(res *jiq.TrajectoryResult) error
 	switch {
 	case o.json:
-		rep := &jiqTrajectoryReport{Scenario: m.Scenario.String(), Load: m.Load, Alpha: m.Alpha, Beta: m.Beta, Exchange: m.Exchange}
+		rep := &report.JIQTrajectory{Header: report.NewHeader("jiq"), Until: o.until, Every: every, RTol: o.rtol, Scenario: m.Scenario.String(), Load: m.Load, Alpha: m.Alpha, Beta: m.Beta, Exchange: m.Exchange}
 		out = func(p *jiq.Point) error {
-			pj := jiqPointJSON{T: p.T, Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)}
+			pj := report.JIQPoint{T: p.T, Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)}
 			if m.Scenario == jiq.Blocking {
 				pj.Blocking = ptr(p.Blocking)
 			} else {
@@ -396,9 +319,9 @@ func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 			return nil
 		}
 		flush = func(res *jiq.TrajectoryResult) error {
-			rep.Switches = []jiqSwitchJSON{}
+			rep.Switches = []report.JIQSwitch{}
 			for _, s := range res.Switches {
-				rep.Switches = append(rep.Switches, jiqSwitchJSON{s.T, s.Dispatcher + 1, s.Empty})
+				rep.Switches = append(rep.Switches, report.JIQSwitch{T: s.T, Dispatcher: s.Dispatcher + 1, Empty: s.Empty})
 			}
 			rep.ConservationError = res.ConservationError
 			rep.Steps = res.Stats.Steps

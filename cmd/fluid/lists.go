@@ -52,6 +52,12 @@ func flagKind(cmd string, f *pflag.Flag) sweep.Kind {
 	if k, ok := listFlags[cmd+"/"+f.Name]; ok {
 		return k
 	}
+	if lv, ok := f.Value.(*listValue); ok {
+		if lv.kind == sweep.Float {
+			return sweep.FloatVector
+		}
+		return sweep.IntVector
+	}
 	switch f.Value.Type() {
 	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
 		return sweep.Int
@@ -67,6 +73,12 @@ func flagKind(cmd string, f *pflag.Flag) sweep.Kind {
 	return sweep.Word
 }
 
+// listType names, in help texts, the value of a string flag that holds a
+// list the command runs through (-k of edge).
+type listType struct{ pflag.Value }
+
+func (listType) Type() string { return "list" }
+
 // useListGrammar makes the numeric flags of the commands under root read
 // the shared grammar: slice flags (--load of fluid edge, --alpha, --beta,
 // --servers of fluid meanfield) take its lists and ranges, and scalar
@@ -76,6 +88,10 @@ func useListGrammar(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if _, ok := listFlags[c.Name()+"/"+f.Name]; ok && f.Value.Type() == "string" {
+				f.Value = listType{f.Value}
+				return
+			}
 			switch f.Value.Type() {
 			case "int", "int8", "int16", "int32", "int64":
 				f.Value = &numberValue{Value: f.Value, kind: sweep.Int}
@@ -101,6 +117,19 @@ func useListGrammar(root *cobra.Command) {
 				return
 			}
 			f.Value = &listValue{Value: f.Value, slice: sv, name: f.Name, kind: kind}
+			// Help shows the default as the list one would type ("0.7,0.3",
+			// not "[0.700000,0.300000]"; nothing for an empty one).
+			f.DefValue = strings.Join(sv.GetSlice(), ",")
+			if kind == sweep.Float {
+				vals, err := sweep.ParseList(f.Name, kind, f.DefValue)
+				if err == nil {
+					texts := make([]string, len(vals))
+					for i, x := range vals {
+						texts[i] = x.String()
+					}
+					f.DefValue = strings.Join(texts, ",")
+				}
+			}
 		})
 		for _, sub := range c.Commands() {
 			walk(sub)
@@ -141,6 +170,14 @@ type listValue struct {
 	name  string
 	kind  sweep.Kind
 	set   bool
+}
+
+// Type names the value in help texts: a list of numbers.
+func (v *listValue) Type() string {
+	if v.kind == sweep.Int {
+		return "ints"
+	}
+	return "floats"
 }
 
 func (v *listValue) Set(s string) error {

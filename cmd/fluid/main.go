@@ -10,13 +10,13 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		report(os.Stderr, err)
+		reportError(os.Stderr, err)
 		os.Exit(exitCode(err))
 	}
 }
 
-// report prints an error the way the command line shows it.
-func report(w io.Writer, err error) {
+// reportError prints an error the way the command line shows it.
+func reportError(w io.Writer, err error) {
 	fmt.Fprintf(w, "fluid: %v\n", err)
 	if u, ok := asUsage(err); ok && u.cmd != "" {
 		fmt.Fprintf(w, "Run '%s --help' for usage.\n", u.cmd)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -38,11 +40,11 @@ func TestJIQJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep jiqReport
+	var rep report.JIQ
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err, out)
 	}
-	// SPEC §3.4: E[W] = 4/21 ≈ 0.1905; λ₂ = 0.16, so P(W > 0) = 0.16 and
+	// Queueing fixed point (docs/models.md): E[W] = 4/21 ≈ 0.1905; λ₂ = 0.16, so P(W > 0) = 0.16 and
 	// the fraction sent at random is 0.32.
 	if rep.MeanWait == nil || math.Abs(*rep.MeanWait-4.0/21) > 1e-12 {
 		t.Errorf("mean_wait %v", rep.MeanWait)
@@ -88,7 +90,7 @@ func TestJIQTrajectoryCSV(t *testing.T) {
 	if strings.Join(rows[0], ",") != "t,x0,x1,x2,blocking" || len(rows) != 22 {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
-	// Phase 1 of the closed-form trajectory (SPEC §3.4): x₀ = λ(1 − e^{−t})
+	// Phase 1 of the closed-form JIQ trajectory (docs/models.md): x₀ = λ(1 − e^{−t})
 	// with λ = 0.5, until t₁ = 2.67.
 	for _, row := range rows[1:4] {
 		tt, _ := strconv.ParseFloat(row[0], 64)
@@ -101,7 +103,7 @@ func TestJIQTrajectoryCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep jiqTrajectoryReport
+	var rep report.JIQTrajectory
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestJIQBadInput(t *testing.T) {
 		{[]string{"--tail-tol", "0"}, "--tail-tol"},
 		{[]string{"--tail-tol", "2"}, "--tail-tol"},
 		{[]string{"--until", "5"}, "--until needs --trajectory"},
-		{[]string{"--csv"}, "--csv needs --trajectory"},
+		{[]string{"--csv", "--json"}, "exclusive"},
 		{[]string{"--trajectory", "--csv", "--json"}, "exclusive"},
 		{[]string{"--trajectory", "--verify"}, "--verify"},
 		{[]string{"--trajectory", "--until", "0"}, "--until"},
@@ -169,7 +171,7 @@ func TestJIQBadInput(t *testing.T) {
 			t.Errorf("%v: message %q does not mention %q", c.args, err.Error(), c.want)
 		}
 		var buf bytes.Buffer
-		report(&buf, err)
+		reportError(&buf, err)
 		if !strings.Contains(buf.String(), "fluid jiq --help") {
 			t.Errorf("%v: no usage hint in %q", c.args, buf.String())
 		}

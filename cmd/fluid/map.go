@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +13,6 @@ import (
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -24,6 +25,7 @@ type mapOptions struct {
 	iterations int
 	tol        float64
 	json       bool
+	csv        bool
 }
 
 func newMap() *cobra.Command {
@@ -49,56 +51,16 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), o) },
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends (1 = shared tally or partitioned)")
+	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends to the board (1 = shared tally or partitioned)")
 	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
-	f.Float64Var(&o.load, "load", 0.9, "load λ per server, 0 < λ < 1")
-	f.Float64Var(&o.period, "period", 400, "refresh period T (mean service times)")
-	f.StringVar(&o.start, "start", "empty", "start: empty, balanced:L, half:B or spread:S")
-	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods to iterate")
-	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance that counts as settled")
-	f.BoolVar(&o.json, "json", false, "write JSON (see mapReport in doc.go)")
+	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
+	f.Float64Var(&o.period, "period", 400, "board refresh period T, in mean service times")
+	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
+	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods iterated")
+	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
+	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per phase; columns named as the JSON fields)")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.Map; schema in docs/schema/map.json)")
 	return cmd
-}
-
-// mapReport is the JSON output of `fluid map`.
-type mapReport struct {
-	K         int       `json:"k"`
-	Tally     string    `json:"tally"`   // own, shared or partitioned
-	ModelK    int       `json:"model_k"` // k of the map computed (1 unless own)
-	Load      float64   `json:"load"`
-	Period    float64   `json:"period"`
-	Start     string    `json:"start"`
-	Attractor string    `json:"attractor"`    // "fixed point", "cycle" or "not settled"
-	Cycle     int       `json:"cycle_period"` // 1 for a fixed point
-	BoardMean float64   `json:"board_mean"`   // mean board value at a refresh (over the cycle)
-	Sojourn   float64   `json:"sojourn"`      // mean time in system (over the cycle; not settled: last 100 periods)
-	Points    []float64 `json:"sojourn_points"`
-	// Branch is the pass in progress at T (fixed point only).
-	Branch     *int          `json:"branch"`
-	Leading    *complexValue `json:"leading"` // leading eigenvalue (fixed point only)
-	Radius     *float64      `json:"radius"`
-	Iterations int           `json:"iterations"`
-	Lost       float64       `json:"lost"` // largest mass lost to truncation in one period
-	// Status is converged (a fixed point or a cycle) or not_settled.
-	Status solver.Status `json:"status"`
-	// Phases are the stretches of steady mean time in system the
-	// iteration went through (a long plateau before the attractor is a
-	// transient); Transient is the number of periods before the last one.
-	Phases    []phaseReport `json:"phases"`
-	Transient int           `json:"transient"`
-}
-
-// phaseReport is one phase: periods [from, to) after the start, the mean
-// time in system over them with its standard error, and the spread of the
-// per-period values.
-type phaseReport struct {
-	From    int     `json:"from"`
-	To      int     `json:"to"`
-	Sojourn float64 `json:"sojourn"`
-	StdErr  float64 `json:"stderr"`
-	StdDev  float64 `json:"stddev"`
-	Min     float64 `json:"min"`
-	Max     float64 `json:"max"`
 }
 
 // parseTally parses the words of --tally.
@@ -112,6 +74,9 @@ func parseTally(s string) (staleboard.Tally, error) {
 }
 
 func runMap(w io.Writer, o *mapOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
 	// Zero settings mean the library's defaults; on the command line they
 	// are mistakes.
 	if o.iterations == 0 {
@@ -141,14 +106,18 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &mapReport{
-		K: o.k, Tally: tally.String(), ModelK: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
-		Attractor: att.Kind.String(), Cycle: att.Period,
+	rep := &report.Map{
+		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
+		Dispatchers: o.k, Tally: tally.String(), MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
+		Attractor: strings.ReplaceAll(att.Kind.String(), " ", "_"),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
-		Iterations: att.Iterations, Lost: att.Lost, Status: att.Status, Transient: att.Transient,
+		Iterations: att.Iterations, Lost: att.Lost, Status: statusText(att.Status), Transient: att.Transient,
+	}
+	if att.Kind != fixedpoint.NotSettled {
+		rep.Cycle = ptr(att.Period)
 	}
 	for _, ph := range att.Phases {
-		rep.Phases = append(rep.Phases, phaseReport{ph.From, ph.To, ph.Mean, ph.StdErr, ph.StdDev, ph.Min, ph.Max})
+		rep.Phases = append(rep.Phases, report.Phase{From: ph.From, To: ph.To, Sojourn: ph.Mean, StdErr: ph.StdErr, StdDev: ph.StdDev, Min: ph.Min, Max: ph.Max})
 	}
 	if att.Kind == fixedpoint.FixedPoint {
 		sp, err := mp.Spectrum(att.Boards[0])
@@ -162,6 +131,9 @@ func runMap(w io.Writer, o *mapOptions) error {
 		rep.Branch = ptr(r.Pass)
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
+	}
+	if o.csv {
+		return writeCSVReport(w, rep, "phases")
 	}
 	if o.json {
 		return writeJSON(w, rep)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +13,6 @@ import (
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -24,6 +25,7 @@ type meanfieldOptions struct {
 	servers    []int
 	iterations int
 	json       bool
+	csv        bool
 }
 
 func newMeanfield() *cobra.Command {
@@ -51,57 +53,22 @@ giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c�
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMeanfield(cmd.OutOrStdout(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.policy, "policy", "jsqd:2", "jsqd:D, board-jsqd:D or board-jsq")
-	f.StringVar(&o.discipline, "discipline", "fcfs", "fcfs or ps")
-	f.StringVar(&o.sizes, "sizes", "exp", "exp or h2:SCV")
-	f.Float64Var(&o.load, "load", 0.9, "load λ per server, 0 < λ < 1")
-	f.Float64Var(&o.period, "period", 0, "board refresh period T (board policies)")
-	f.IntSliceVar(&o.servers, "servers", nil, "N for the refined 1/N correction (jsqd, exponential sizes)")
-	f.IntVar(&o.iterations, "iterations", 2000, "most refresh periods iterated (board policies)")
-	f.BoolVar(&o.json, "json", false, "write JSON (see meanfieldReport in doc.go)")
+	f.StringVar(&o.policy, "policy", "jsqd:2", "dispatch policy: jsqd:D (best of D, live counts), board-jsqd:D or board-jsq (on a board refreshed every --period)")
+	f.StringVar(&o.discipline, "discipline", "fcfs", "server discipline: fcfs or ps")
+	f.StringVar(&o.sizes, "sizes", "exp", "job sizes (mean 1): exp or h2:SCV")
+	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
+	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies)")
+	f.IntSliceVar(&o.servers, "servers", nil, "servers N for the refined 1/N correction (jsqd, exponential sizes): a list or ranges")
+	f.IntVar(&o.iterations, "iterations", 2000, "board policies: most refresh periods iterated")
+	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per --servers N with the refined value, else one row; columns named as the JSON fields)")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.Meanfield; schema in docs/schema/meanfield.json)")
 	return cmd
 }
 
-// meanfieldReport is the JSON output of `fluid meanfield`.
-type meanfieldReport struct {
-	Policy     string  `json:"policy"`
-	Discipline string  `json:"discipline"`
-	Sizes      string  `json:"sizes"`
-	Load       float64 `json:"load"`
-	Period     float64 `json:"period,omitempty"`
-	// Sojourn is the mean time in system (N → ∞); MeanQueue the mean count.
-	Sojourn   float64 `json:"sojourn"`
-	MeanQueue float64 `json:"mean_queue"`
-	// Tail is P(count ≥ n), n = 0, 1, … (live jsqd; the board distribution
-	// P(B = n) for board policies is in Board).
-	Tail  []float64 `json:"tail,omitempty"`
-	Board []float64 `json:"board,omitempty"`
-	// BoardMean is the mean board value at a refresh (board policies).
-	BoardMean *float64 `json:"board_mean"`
-	// Attractor: "fixed point", "cycle" or "not settled" (board policies).
-	Attractor string `json:"attractor,omitempty"`
-	Cycle     int    `json:"cycle_period,omitempty"`
-	// Abscissa is the largest real part of the ODE Jacobian's eigenvalues
-	// at the fixed point (live jsqd): negative means stable.
-	Abscissa *float64 `json:"abscissa"`
-	// Lost is the truncated mass (live) or the fraction of arrivals lost to
-	// the truncation (board).
-	Lost   float64 `json:"lost"`
-	States int     `json:"states"`
-	// Status is converged, or how the solve ended (not_settled: the board
-	// policies' period map found no fixed point or cycle).
-	Status solver.Status `json:"status"`
-	// Refined: mean time in system at each --servers N.
-	Refined []refinedRow `json:"refined,omitempty"`
-	Seconds float64      `json:"seconds"`
-}
-
-type refinedRow struct {
-	N       int     `json:"servers"`
-	Sojourn float64 `json:"sojourn"`
-}
-
 func runMeanfield(w io.Writer, o *meanfieldOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
 	start := time.Now()
 	pol, err := spec.ParsePolicy(o.policy)
 	if err != nil {
@@ -121,7 +88,7 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		return paramUsage(err)
 	}
 	d := pol.D
-	rep := &meanfieldReport{Policy: o.policy, Discipline: o.discipline, Sizes: o.sizes, Load: o.load}
+	rep := &report.Meanfield{Header: report.NewHeader("meanfield"), Policy: pol.String(), Discipline: disc.String(), Sizes: sizes.String(), Load: o.load}
 	if pol.Kind == spec.JSQd {
 		if o.period != 0 {
 			return usagef("invalid --period: live jsqd reads no board")
@@ -136,7 +103,7 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		}
 		rep.Sojourn, rep.MeanQueue, rep.Tail, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Tail, res.Lost, res.States
 		rep.Abscissa = ptr(res.Abscissa)
-		rep.Status = res.Status
+		rep.Status = statusText(res.Status)
 		if len(o.servers) > 0 {
 			ref, err := bestofd.Refined(m, nil)
 			if err != nil {
@@ -146,7 +113,7 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 				if n < 1 {
 					return usagef("invalid --servers: %d, want N ≥ 1", n)
 				}
-				rep.Refined = append(rep.Refined, refinedRow{N: n, Sojourn: ref.Sojourn(n)})
+				rep.Refined = append(rep.Refined, report.RefinedRow{N: n, Sojourn: ref.Sojourn(n)})
 			}
 		}
 	} else {
@@ -161,16 +128,19 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		if err != nil {
 			return paramUsage(err)
 		}
-		rep.Period = o.period
+		rep.Period, rep.MaxIterations = ptr(o.period), ptr(o.iterations)
 		rep.Sojourn, rep.MeanQueue, rep.Board, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Board, res.Lost, res.States
 		rep.BoardMean = ptr(res.BoardMean)
-		rep.Attractor, rep.Cycle = res.Kind.String(), res.Cycle
-		rep.Status = res.Status
-		if res.Kind == fixedpoint.NotSettled {
-			rep.Cycle = 0
+		rep.Attractor = ptr(strings.ReplaceAll(res.Kind.String(), " ", "_"))
+		rep.Status = statusText(res.Status)
+		if res.Kind != fixedpoint.NotSettled {
+			rep.Cycle = ptr(res.Cycle)
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
+	if o.csv {
+		return writeCSVReport(w, rep, "refined")
+	}
 	if o.json {
 		return writeJSON(w, rep)
 	}
@@ -198,11 +168,11 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		}
 		fmt.Fprintf(tw, "truncated mass\t%.2g (%d server states)\n", rep.Lost, rep.States)
 	} else {
-		att := rep.Attractor
-		if rep.Cycle > 1 {
-			att = fmt.Sprintf("cycle of period %d (values averaged over it)", rep.Cycle)
+		att := strings.ReplaceAll(*rep.Attractor, "_", " ")
+		if rep.Cycle != nil && *rep.Cycle > 1 {
+			att = fmt.Sprintf("cycle of period %d (values averaged over it)", *rep.Cycle)
 		}
-		if rep.Attractor == fixedpoint.NotSettled.String() {
+		if rep.Cycle == nil {
 			att += fmt.Sprintf(" after %d periods (values at the last iterate)", o.iterations)
 		}
 		fmt.Fprintf(tw, "attractor\t%s\n", att)

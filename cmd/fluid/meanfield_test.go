@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"encoding/json"
 	"math"
 	"strings"
@@ -12,7 +14,7 @@ func TestMeanfieldCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep meanfieldReport
+	var rep report.Meanfield
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestMeanfieldCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep = meanfieldReport{}
+	rep = report.Meanfield{}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/sweep"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,17 +19,11 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// complexValue is a complex number in JSON.
-type complexValue struct {
-	Re float64 `json:"re"`
-	Im float64 `json:"im"`
-}
-
-func complexOf(c complex128) complexValue { return complexValue{real(c), imag(c)} }
+func complexOf(c complex128) report.Complex { return report.Complex{Re: real(c), Im: imag(c)} }
 
 // fmtComplex prints a complex number, dropping an imaginary part below
 // the printed precision.
-func fmtComplex(c complexValue) string {
+func fmtComplex(c report.Complex) string {
 	if math.Abs(c.Im) < 5e-4 {
 		return fmt.Sprintf("%.3f", c.Re)
 	}
@@ -36,3 +34,32 @@ func ptr[T any](v T) *T { return &v }
 
 // g prints a number with six significant digits.
 func g(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// statusText is a solver status as the one snake_case word of the reports.
+func statusText(s solver.Status) string {
+	b, _ := s.MarshalText()
+	return string(b)
+}
+
+// writeCSVReport writes a report as CSV: its JSON flattened the way a
+// sweep's table is (sweep.TableOf), one row per element of the array
+// rowsKey.
+func writeCSVReport(w io.Writer, rep any, rowsKey string) error {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	t, err := sweep.TableOf(b, rowsKey)
+	if err != nil {
+		return err
+	}
+	return t.Write(w, "csv")
+}
+
+// exclusiveOutputs rejects --json with --csv.
+func exclusiveOutputs(json, csv bool) error {
+	if json && csv {
+		return usagef("--csv and --json are exclusive")
+	}
+	return nil
+}

@@ -45,8 +45,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
 	root.AddCommand(cmds...)
 	useListGrammar(root)
-	root.AddCommand(newSweep(cmds))
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newSweep(cmds), newVersion())
 	return root
 }
 

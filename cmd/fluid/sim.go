@@ -1,8 +1,13 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -10,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
@@ -30,24 +36,41 @@ type simOptions struct {
 	jobs        int
 	warmup      int
 	reps        int
+	level       float64
+	relPrec     float64
+	maxReps     int
 	seed        uint64
 	workers     int
 	corrAge     float64
 	series      bool
 	json        bool
+	csv         bool
 }
 
 func newSim() *cobra.Command {
 	o := &simOptions{}
 	cmd := &cobra.Command{
 		Use:   "sim",
-		Short: "Simulate a finite-N server farm (all three seeds' systems)",
+		Short: "Simulate a finite-N server farm (every system fluid models)",
 		Long: `sim runs the embedded discrete-event simulator: N servers (FCFS or processor
 sharing), Poisson arrivals of rate λN split over k dispatchers, job sizes of mean 1,
-and a dispatch policy. It reports the mean time in system with a 95% confidence
-interval over independent replications (or 10 batch means of one), and, where they
-apply, blocking, waiting, the fraction of JIQ jobs sent at random, the mean board
-value at the refreshes and whether stale-board runs tipped into the herd.
+and a dispatch policy. It reports the mean time in system with a confidence
+interval (--level, default 95%; Student t) over independent replications (or 10
+batch means of one), and, where they apply, blocking, waiting, the fraction of JIQ
+jobs sent at random, the mean board value at the refreshes and whether stale-board
+runs tipped into the herd.
+
+With --rel-precision R it adds replications in rounds after the first --reps until
+the half-width of the mean time in system is at most R times the mean, or
+--max-reps replications have run; it says whether the target was reached.
+
+Time in system / size (the slowdown) is reported only where its mean is finite:
+under PS, under JIQ blocking (no job waits) and with sizes bounded away from 0
+(det, pareto). Under FCFS with exp or h2 sizes the wait is independent of the
+size and E[1/size] = ∞, so the mean is infinite: sim says so and gives
+P(time in system > 10 × size) instead. Under PS no job waits in a queue: sim
+reports the mean delay (time in system − size) and P(server busy at arrival)
+rather than a wait.
 
 Policies: random, rr (round robin), jsq (least loaded, live), jsqd:D (best of D,
 live), least-work (oracle), board-jsq and board-jsqd:D (on a board refreshed every
@@ -59,7 +82,7 @@ servers with B jobs), spread:S (0..S), hot:X (one server with X jobs).
 
 A run is a pure function of its flags and --seed.`,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
-  fluid sim --servers 100 --dispatchers 5 --policy tally --period 1100 --start half:110 --jobs 2000000
+  fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
   fluid sim --servers 100 --load 0.9 --alpha 0.7,0.3 --policy jiq-blocking --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,65 +91,58 @@ A run is a pure function of its flags and --seed.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&o.servers, "servers", 100, "servers N")
-	f.Float64Var(&o.load, "load", 0.9, "load λ per server (λ < 1 except for jiq-blocking)")
-	f.IntVar(&o.dispatchers, "dispatchers", 1, "dispatchers k (equal shares; or give --alpha)")
+	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (< 1 except for jiq-blocking)")
+	f.IntVarP(&o.dispatchers, "dispatchers", "k", 1, "dispatchers k (equal shares; or give --alpha)")
 	f.Float64SliceVar(&o.alpha, "alpha", nil, "arrival shares α_r of the dispatchers (positive, sum 1)")
 	f.StringVar(&o.discipline, "discipline", "fcfs", "server discipline: fcfs or ps")
 	f.StringVar(&o.sizes, "sizes", "exp", "job sizes (mean 1): exp, det, h2:SCV or pareto:SHAPE")
 	f.StringVar(&o.policy, "policy", "random", "dispatch policy (see above)")
 	f.BoolVar(&o.replacement, "replacement", false, "best-of-d samples with replacement")
-	f.Float64Var(&o.period, "period", 0, "board refresh period T (board policies; otherwise only records the board)")
-	f.Float64SliceVar(&o.beta, "beta", nil, "JIQ token shares β_r (Enhancement 1; default uniform)")
-	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν (Enhancement 2)")
-	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X")
+	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies; otherwise only records the board)")
+	f.Float64SliceVar(&o.beta, "beta", nil, "JIQ token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
+	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν, per server per mean service time (Enhancement 2)")
+	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server)")
 	f.IntVar(&o.jobs, "jobs", sim.DefaultJobs, "measured jobs per replication")
 	f.IntVar(&o.warmup, "warmup", 0, "warm-up jobs per replication, not measured (0: jobs/10; -1: none)")
-	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications")
+	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications (the first round, with --rel-precision)")
+	f.Float64Var(&o.level, "level", sim.DefaultLevel, "confidence level of the intervals, in (0, 1) (the JSON keeps ci95 at 95%)")
+	f.Float64Var(&o.relPrec, "rel-precision", 0, "add replications until the half-width of the mean time in system is ≤ this fraction of it (0: off)")
+	f.IntVar(&o.maxReps, "max-reps", 0, fmt.Sprintf("with --rel-precision: at most this many replications (0: max(%d, --reps); at most %d)", sim.DefaultMaxReps, sim.MaxReps))
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
 	f.IntVar(&o.workers, "workers", 0, "replications run at once (0: all cores); results do not depend on it")
-	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of queue lengths this far apart ")
+	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of a server's queue lengths this far apart, in mean service times (0: off)")
 	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh")
-	f.BoolVar(&o.json, "json", false, "write JSON (see simReport in doc.go)")
+	f.BoolVar(&o.csv, "csv", false, "write the results as CSV, one row (columns named as the JSON fields)")
+	f.BoolVar(&o.json, "json", false, "write JSON (report.Sim; schema in docs/schema/sim.json)")
 	return cmd
 }
 
-// simReport is the JSON output of `fluid sim`. Estimates are
-// {mean, ci95, samples}: ci95 is the half-width of the 95% interval
-// (Student t over samples replications, or batch means of one).
-type simReport struct {
-	Config          string        `json:"config"` // one-line description
-	Seed            uint64        `json:"seed"`
-	Servers         int           `json:"servers"`
-	Load            float64       `json:"load"`
-	Dispatchers     int           `json:"dispatchers"`
-	Policy          string        `json:"policy"`
-	Discipline      string        `json:"discipline"`
-	Sizes           string        `json:"sizes"`
-	Period          float64       `json:"period"`
-	Start           string        `json:"start"`
-	Mean            float64       `json:"mean"` // mean time in system (= sojourn.mean)
-	CI95            float64       `json:"ci95"` // its 95% half-width
-	Sojourn         sim.Estimate  `json:"sojourn"`
-	Slowdown        sim.Estimate  `json:"slowdown"` // time in system / size
-	MeanWait        sim.Estimate  `json:"mean_wait"`
-	WaitProb        sim.Estimate  `json:"wait_prob"` // P(the job found its server busy)
-	Blocking        sim.Estimate  `json:"blocking"`
-	RandomFraction  sim.Estimate  `json:"random_fraction"` // JIQ queueing: sent without a token
-	BoardMean       *sim.Estimate `json:"board_mean"`      // null without a board
-	Correlation     *sim.Estimate `json:"correlation"`     // null unless --correlation-age
-	Tipped          *int          `json:"tipped"`          // replications that tipped (board runs)
-	Reps            int           `json:"reps"`
-	Jobs            int64         `json:"jobs"` // measured jobs, all replications
-	Events          int64         `json:"events"`
-	Seconds         float64       `json:"seconds"`
-	EventsPerSecond float64       `json:"events_per_second"`
-	Series          [][]float64   `json:"series,omitempty"` // per replication: board mean at each refresh
+// simFlags maps the sim.Config fields that only `fluid sim` sets to its
+// flags, for the errors that name them.
+var simFlags = map[string]string{"Level": "--level", "RelPrecision": "--rel-precision", "MaxReps": "--max-reps"}
+
+// simUsage is paramUsage knowing simFlags.
+func simUsage(err error) error {
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		if f, ok := simFlags[pe.Param]; ok {
+			return usagef("invalid %s: %s", f, pe.Msg)
+		}
+	}
+	return paramUsage(err)
 }
 
 func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
+	if o.series && !o.json {
+		return usagef("--series needs --json: the series are written only in JSON")
+	}
 	c := sim.Config{
 		Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange,
-		Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Seed: o.seed, Workers: o.workers,
+		Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec, MaxReps: o.maxReps,
+		Seed: o.seed, Workers: o.workers,
 		CorrelationAge: o.corrAge, Series: o.series,
 	}
 	if o.jobs < 1 {
@@ -158,8 +174,18 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if c.Start, err = spec.ParseStart(o.start); err != nil {
 		return paramUsage(err)
 	}
-	// Progress bar on a terminal for runs expected to take over a second.
-	total := int64(c.Reps) * int64(c.Jobs+max(c.Warmup, 0))
+	if o.level == 0 {
+		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
+	}
+	// Progress bar on a terminal for runs expected to take over a second;
+	// with a precision target it counts up to the cap.
+	reps := c.Reps
+	if c.RelPrecision > 0 {
+		if reps = c.MaxReps; reps == 0 {
+			reps = max(sim.DefaultMaxReps, c.Reps)
+		}
+	}
+	total := int64(reps) * int64(c.Jobs+max(c.Warmup, 0))
 	var bar *progress
 	if total > 5_000_000 {
 		bar = newProgress(stderr, int(total/0x10000), "simulating")
@@ -175,24 +201,54 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		bar.done()
 	}
 	if err != nil {
-		return paramUsage(err)
+		return simUsage(err)
 	}
 	rep := simReportOf(res, o.series)
+	if o.csv {
+		return writeCSVReport(stdout, rep, "")
+	}
 	if o.json {
 		return writeJSON(stdout, rep)
 	}
 	return writeSimText(stdout, res, rep)
 }
 
-func simReportOf(res *sim.Result, series bool) *simReport {
+func simReportOf(res *sim.Result, series bool) *report.Sim {
 	c := res.Config
-	rep := &simReport{
-		Config: c.Describe(), Seed: c.Seed, Servers: c.Servers, Load: c.Load, Dispatchers: c.Dispatchers,
-		Policy: c.Policy.String(), Discipline: c.Discipline.String(), Sizes: c.Sizes.String(), Period: c.Period,
-		Start: c.Start.String(), Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95,
-		Sojourn: res.Sojourn, Slowdown: res.Slowdown, MeanWait: res.Wait, WaitProb: res.WaitProb,
-		Blocking: res.Blocking, RandomFraction: res.RandomFraction, BoardMean: res.BoardMean, Correlation: res.Correlation,
-		Reps: c.Reps, Jobs: res.Jobs, Events: res.Events, Seconds: res.Seconds, EventsPerSecond: res.EventsPerSecond,
+	rep := &report.Sim{
+		Header: report.NewHeader("sim"),
+		Config: c.Describe(), Seed: c.Seed, Servers: c.Servers, Load: c.Load, Dispatchers: c.Dispatchers, Alpha: c.Alpha,
+		Policy: c.Policy.String(), Replacement: c.Policy.Replacement, Discipline: c.Discipline.String(), Sizes: c.Sizes.String(),
+		Start: c.Start.String(), Jobs: c.Jobs, Warmup: c.Warmup, Level: c.Level,
+		Status: res.Status(), Reps: len(res.Reps), Rounds: res.Rounds,
+		Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95, HalfWidth: res.Sojourn.HalfWidth,
+		Sojourn: res.Sojourn, Slowdown: res.Slowdown, SlowdownOver10: res.SlowdownTail,
+		MeanWait: res.Wait, ProbWait: res.WaitProb, MeanDelay: res.Delay, BusyAtArrival: res.BusyAtArrival,
+		BoardMean: res.BoardMean, Correlation: res.Correlation,
+		JobsMeasured: res.Jobs, Events: res.Events, Seconds: res.Seconds, EventsPerSecond: res.EventsPerSecond,
+	}
+	if res.Slowdown == nil {
+		rep.SlowdownNote = ptr(res.SlowdownNote)
+	}
+	if c.Period > 0 {
+		rep.Period = ptr(c.Period)
+	}
+	if c.CorrelationAge > 0 {
+		rep.CorrelationAge = ptr(c.CorrelationAge)
+	}
+	if c.RelPrecision > 0 {
+		rep.RelPrecision, rep.MaxReps = ptr(c.RelPrecision), ptr(c.MaxReps)
+		rep.PrecisionReached = ptr(res.PrecisionReached)
+	}
+	switch c.Policy.Kind {
+	case spec.JIQBlocking, spec.JIQQueueing:
+		rep.Beta = spec.Allotment(c.Beta, len(c.Alpha))
+		rep.Exchange = ptr(c.Exchange)
+		if c.Policy.Kind == spec.JIQBlocking {
+			rep.Blocking = ptr(res.Blocking)
+		} else {
+			rep.FractionRandom = ptr(res.RandomFraction)
+		}
 	}
 	if c.Period > 0 && c.Load < 1 {
 		rep.Tipped = ptr(res.Tipped)
@@ -205,23 +261,33 @@ func simReportOf(res *sim.Result, series bool) *simReport {
 	return rep
 }
 
-func writeSimText(w io.Writer, res *sim.Result, rep *simReport) error {
+func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	c := res.Config
 	var b strings.Builder
 	fmt.Fprintf(&b, "Simulation: %s, seed %d\n", rep.Config, c.Seed)
-	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", c.Reps, c.Jobs, c.Warmup)
+	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", len(res.Reps), c.Jobs, c.Warmup)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	est := func(name string, e sim.Estimate) {
 		if e.Samples < 2 {
 			fmt.Fprintf(tw, "%s\t%.6g\t(one sample: no interval)\n", name, e.Mean)
 			return
 		}
-		fmt.Fprintf(tw, "%s\t%.6g\t± %.3g\n", name, e.Mean, e.CI95)
+		fmt.Fprintf(tw, "%s\t%.6g\t± %.3g\n", name, e.Mean, e.HalfWidth)
 	}
 	est("mean time in system", res.Sojourn)
-	est("time in system / size", res.Slowdown)
-	est("mean wait", res.Wait)
-	est("P(wait > 0)", res.WaitProb)
+	if res.Slowdown != nil {
+		est("time in system / size", *res.Slowdown)
+	} else {
+		fmt.Fprintf(tw, "time in system / size\t∞\t(E[1/size] = ∞ with %s sizes under FCFS; see the tail below)\n", c.Sizes)
+	}
+	est(fmt.Sprintf("P(time in system > %d × size)", sim.SlowdownTailAt), res.SlowdownTail)
+	if res.Wait != nil {
+		est("mean wait", *res.Wait)
+		est("P(wait > 0)", *res.WaitProb)
+	} else {
+		est("mean delay (time in system − size)", res.Delay)
+		est("P(server busy at arrival)", res.BusyAtArrival)
+	}
 	if c.Policy.Kind == spec.JIQBlocking {
 		est("blocking", res.Blocking)
 	}
@@ -235,12 +301,22 @@ func writeSimText(w io.Writer, res *sim.Result, rep *simReport) error {
 		est(fmt.Sprintf("correlation at age %g", c.CorrelationAge), *res.Correlation)
 	}
 	if rep.Tipped != nil {
-		fmt.Fprintf(tw, "tipped into the herd\t%d of %d\n", *rep.Tipped, c.Reps)
+		fmt.Fprintf(tw, "tipped into the herd\t%d of %d\n", *rep.Tipped, len(res.Reps))
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); 95%% intervals over %d %s.\n",
+	if c.RelPrecision > 0 {
+		target := c.RelPrecision * math.Abs(res.Sojourn.Mean)
+		if res.PrecisionReached {
+			fmt.Fprintf(&b, "\nPrecision target reached: half-width %.3g ≤ %g × mean = %.3g after %d replications in %d rounds.\n",
+				res.Sojourn.HalfWidth, c.RelPrecision, target, len(res.Reps), res.Rounds)
+		} else {
+			fmt.Fprintf(&b, "\nPrecision target NOT reached: half-width %.3g > %g × mean = %.3g at the cap of %d replications (%d rounds).\n",
+				res.Sojourn.HalfWidth, c.RelPrecision, target, len(res.Reps), res.Rounds)
+		}
+	}
+	fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); %s%% intervals over %d %s.\n",
 		float64(res.Events), time.Duration(res.Seconds*float64(time.Second)).Round(time.Millisecond), res.EventsPerSecond,
-		res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[c.Reps > 1])
+		strconv.FormatFloat(100*c.Level, 'g', 6, 64), res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[len(res.Reps) > 1])
 	_, err := io.WriteString(w, b.String())
 	return err
 }

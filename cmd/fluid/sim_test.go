@@ -1,10 +1,15 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/jackson"
 )
@@ -15,7 +20,7 @@ func TestSimJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep simReport
+	var rep report.Sim
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err, out)
 	}
@@ -25,7 +30,7 @@ func TestSimJSON(t *testing.T) {
 	}
 	// The exact finite-N blocking lies in the interval (1.5 half-widths:
 	// see validate/sim's agrees).
-	if rep.Dispatchers != 2 || rep.Reps != 4 || rep.Jobs != 400000 || rep.Blocking.Samples != 4 ||
+	if rep.Dispatchers != 2 || rep.Reps != 4 || rep.JobsMeasured != 400000 || rep.Blocking == nil || rep.Blocking.Samples != 4 ||
 		math.Abs(rep.Blocking.Mean-exact.Blocking) > 1.5*rep.Blocking.CI95 || rep.Mean != rep.Sojourn.Mean || rep.Tipped != nil {
 		t.Errorf("%+v (exact blocking %.5f)", rep, exact.Blocking)
 	}
@@ -35,7 +40,7 @@ func TestSimJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep = simReport{}
+	rep = report.Sim{}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +81,142 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"sim", "--reps", "0"}, "--reps"},
 		{[]string{"sim", "--exchange", "1"}, "--exchange"},
 		{[]string{"sim", "--policy", "jiq-queueing", "--alpha", "0.5,0.5", "--beta", "1"}, "--beta"},
+		{[]string{"sim", "--level", "1"}, "--level"},
+		{[]string{"sim", "--level", "0"}, "--level"},
+		{[]string{"sim", "--level", "95"}, "--level"},
+		{[]string{"sim", "--rel-precision", "-0.01"}, "--rel-precision"},
+		{[]string{"sim", "--max-reps", "50"}, "--max-reps"}, // a cap without a target
+		{[]string{"sim", "--rel-precision", "0.01", "--max-reps", "200000"}, "--max-reps"},
+		{[]string{"sim", "--rel-precision", "0.01", "--reps", "10", "--max-reps", "5"}, "--max-reps"},
+		{[]string{"sim", "--rel-precision", "0.01", "--reps", "1"}, "--reps"},
+		{[]string{"sim", "--rel-precision", "0.01", "--jobs", "100000000", "--reps", "2", "--max-reps", "100000"}, "--max-reps"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v (exit %d), want a usage error naming %q", c.args, err, exitCode(err), c.want)
 		}
+	}
+}
+
+// simJSON runs fluid sim --json and decodes the report both as a report.Sim
+// and as a map (to tell null fields from missing ones).
+func simJSON(t *testing.T, args ...string) (*report.Sim, map[string]any) {
+	t.Helper()
+	out, _, err := fluid(t, append(append([]string{"sim"}, args...), "--json")...)
+	if err != nil {
+		t.Fatal(args, err)
+	}
+	var rep report.Sim
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err, out)
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err, out)
+	}
+	return &rep, raw
+}
+
+// isNull reports whether the JSON object has key with the value null.
+func isNull(raw map[string]any, key string) bool {
+	v, ok := raw[key]
+	return ok && v == nil
+}
+
+// The mean slowdown is null (with a note) where it is infinite, FCFS with
+// exponential sizes, and finite under PS and with deterministic sizes;
+// the text says why instead of printing a number.
+func TestSimSlowdown(t *testing.T) {
+	small := []string{"--servers", "10", "--load", "0.7", "--jobs", "5000", "--reps", "4"}
+	rep, raw := simJSON(t, small...)
+	if rep.Slowdown != nil || !isNull(raw, "slowdown") || rep.SlowdownNote == nil || !strings.Contains(*rep.SlowdownNote, "infinite") ||
+		!(rep.SlowdownOver10.Mean > 0) || rep.MeanWait == nil || rep.ProbWait == nil {
+		t.Errorf("FCFS exp: slowdown %+v, note %v, P(T > 10 S) %+v, wait %+v", rep.Slowdown, rep.SlowdownNote, rep.SlowdownOver10, rep.MeanWait)
+	}
+	for _, extra := range [][]string{{"--discipline", "ps"}, {"--sizes", "det"}, {"--sizes", "pareto:2.5"}, {"--policy", "jiq-blocking"}} {
+		rep, raw := simJSON(t, append(small, extra...)...)
+		if rep.Slowdown == nil || !(rep.Slowdown.Mean >= 1) || rep.SlowdownNote != nil || raw["slowdown_note"] != nil {
+			t.Errorf("%v: slowdown %+v, note %v", extra, rep.Slowdown, rep.SlowdownNote)
+		}
+	}
+	out, _, err := fluid(t, append([]string{"sim"}, small...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`time in system / size +[0-9]`).MatchString(out) || !strings.Contains(out, "∞ with exp sizes under FCFS") ||
+		!strings.Contains(out, "P(time in system > 10 × size)") {
+		t.Errorf("FCFS exp text:\n%s", out)
+	}
+}
+
+// Under PS the FCFS wait is null; the delay E[T − S] and the probability
+// of finding the server busy have their own fields (M/G/1-PS under random
+// dispatch: λ/(1−λ) and λ). Under FCFS they equal the wait fields.
+func TestSimPSFields(t *testing.T) {
+	const load = 0.5
+	args := []string{"--servers", "10", "--load", "0.5", "--discipline", "ps", "--jobs", "40000", "--reps", "4", "--seed", "2"}
+	rep, raw := simJSON(t, args...)
+	if rep.MeanWait != nil || rep.ProbWait != nil || !isNull(raw, "mean_wait") || !isNull(raw, "prob_wait") {
+		t.Errorf("PS: mean_wait %v, prob_wait %v; want null", raw["mean_wait"], raw["prob_wait"])
+	}
+	d, b := rep.MeanDelay, rep.BusyAtArrival
+	if math.Abs(d.Mean-load/(1-load)) > 1.5*d.CI95+0.02 || math.Abs(b.Mean-load) > 1.5*b.CI95+0.02 {
+		t.Errorf("PS: mean_delay %+v (theory %v), busy_at_arrival %+v (theory %v)", d, load/(1-load), b, load)
+	}
+	out, _, err := fluid(t, append([]string{"sim"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "mean wait") || strings.Contains(out, "P(wait > 0)") ||
+		!strings.Contains(out, "mean delay (time in system − size)") || !strings.Contains(out, "P(server busy at arrival)") {
+		t.Errorf("PS text:\n%s", out)
+	}
+	rep, _ = simJSON(t, "--servers", "10", "--load", "0.5", "--jobs", "5000", "--reps", "4")
+	if rep.MeanWait == nil || *rep.MeanWait != rep.MeanDelay || *rep.ProbWait != rep.BusyAtArrival {
+		t.Errorf("FCFS: mean_wait %+v, mean_delay %+v", rep.MeanWait, rep.MeanDelay)
+	}
+}
+
+// --level widens half_width by the Student t ratio and keeps ci95.
+func TestSimLevel(t *testing.T) {
+	args := []string{"--servers", "10", "--load", "0.7", "--jobs", "5000", "--reps", "6"}
+	a, _ := simJSON(t, args...)
+	b, _ := simJSON(t, append(args, "--level", "0.99")...)
+	st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 5}
+	ratio := st.Quantile(0.995) / st.Quantile(0.975)
+	if a.Level != 0.95 || b.Level != 0.99 || b.Sojourn.Level != 0.99 || b.CI95 != a.CI95 || b.Mean != a.Mean ||
+		a.HalfWidth != a.CI95 || math.Abs(b.HalfWidth/a.HalfWidth-ratio) > 1e-9 || b.Sojourn.HalfWidth != b.HalfWidth {
+		t.Errorf("95%%: %+v; 99%%: %+v; want the ratio %v", a.Sojourn, b.Sojourn, ratio)
+	}
+	out, _, err := fluid(t, append([]string{"sim", "--level", "0.99"}, args...)...)
+	if err != nil || !strings.Contains(out, "99% intervals over 6 replications") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// --rel-precision adds replications until the target, with the same
+// result on one worker and on four; --max-reps stops it short.
+func TestSimRelPrecision(t *testing.T) {
+	args := []string{"--servers", "10", "--load", "0.7", "--jobs", "2000", "--reps", "4", "--rel-precision", "0.02"}
+	a, _ := simJSON(t, append(args, "--workers", "1")...)
+	b, _ := simJSON(t, append(args, "--workers", "4")...)
+	if a.PrecisionReached == nil || !*a.PrecisionReached || a.Reps <= 4 || a.Rounds < 2 || a.HalfWidth > 0.02*a.Mean ||
+		a.Sojourn.Samples != a.Reps || a.JobsMeasured != int64(2000*a.Reps) || a.MaxReps == nil || *a.MaxReps != 1000 || a.RelPrecision == nil || *a.RelPrecision != 0.02 || a.Status != "converged" {
+		t.Errorf("target: %+v", a)
+	}
+	if b.Reps != a.Reps || b.Rounds != a.Rounds || b.Sojourn != a.Sojourn || b.Events != a.Events || b.SlowdownOver10 != a.SlowdownOver10 {
+		t.Errorf("workers 1: %d reps %+v; workers 4: %d reps %+v", a.Reps, a.Sojourn, b.Reps, b.Sojourn)
+	}
+	c, _ := simJSON(t, "--servers", "10", "--load", "0.7", "--jobs", "2000", "--reps", "4", "--rel-precision", "0.0001", "--max-reps", "10")
+	if c.PrecisionReached == nil || *c.PrecisionReached || c.Reps != 10 || c.Status != "not_converged" {
+		t.Errorf("capped: reached %v, %d reps", c.PrecisionReached, c.Reps)
+	}
+	d, raw := simJSON(t, "--servers", "10", "--load", "0.7", "--jobs", "2000", "--reps", "4")
+	if d.PrecisionReached != nil || !isNull(raw, "precision_reached") || d.Rounds != 1 || d.Reps != 4 || d.Status != "completed" {
+		t.Errorf("no target: %+v", d)
+	}
+	out, _, err := fluid(t, "sim", "--servers", "10", "--load", "0.7", "--jobs", "2000", "--reps", "4", "--rel-precision", "0.0001", "--max-reps", "10")
+	if err != nil || !strings.Contains(out, "NOT reached") || !strings.Contains(out, "10 replications ×") {
+		t.Errorf("%v\n%s", err, out)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -522,7 +524,7 @@ func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 	return nil
 }
 
-type statusOptions struct{ json bool }
+type statusOptions struct{ json, csv bool }
 
 func newSweepStatus() *cobra.Command {
 	o := &statusOptions{}
@@ -542,56 +544,26 @@ failures with their messages.`,
 			return runStatus(cmd.OutOrStdout(), args[0], o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, "write JSON (sweepStatus in this package)")
+	c.Flags().BoolVar(&o.json, "json", false, "write JSON (report.SweepStatus; schema in docs/schema/sweep-status.json)")
+	c.Flags().BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per shard; columns named as the JSON fields)")
 	return c
 }
 
-// sweepStatus is the JSON output of `fluid sweep status`.
-type sweepStatus struct {
-	Sweep     string        `json:"sweep"` // description
-	Tasks     int           `json:"tasks"`
-	Done      int           `json:"done"`
-	Failed    int           `json:"failed"`
-	Remaining int           `json:"remaining"`
-	Shards    []shardStatus `json:"shards"` // per shard of each sharding seen
-	Files     []fileStatus  `json:"files"`
-	Failures  []failure     `json:"failures"` // every failed task
-}
-
-type shardStatus struct {
-	Shard     string `json:"shard"` // I/N
-	Tasks     int    `json:"tasks"`
-	Done      int    `json:"done"`
-	Failed    int    `json:"failed"`
-	Remaining int    `json:"remaining"`
-}
-
-type fileStatus struct {
-	Name    string `json:"name"`
-	Lines   int    `json:"lines"`
-	OK      int    `json:"ok"`
-	Failed  int    `json:"failed"`
-	Partial bool   `json:"partial"` // ends in an incomplete line (ignored)
-}
-
-type failure struct {
-	ID    string `json:"id"`
-	Point string `json:"point"`
-	Error string `json:"error"`
-}
-
 func runStatus(w io.Writer, dir string, o *statusOptions) error {
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
+	}
 	s, res, err := openSweep(dir)
 	if err != nil {
 		return err
 	}
 	all := res.Count(sweep.Unsharded)
-	st := &sweepStatus{Sweep: s.Describe(), Tasks: all.Tasks, Done: all.OK, Failed: all.Failed, Remaining: all.Remaining,
-		Shards: []shardStatus{}, Files: []fileStatus{}, Failures: []failure{}}
+	st := &report.SweepStatus{Header: report.NewHeader("sweep status"), Sweep: s.Describe(), Tasks: all.Tasks, Done: all.OK, Failed: all.Failed, Remaining: all.Remaining,
+		Shards: []report.ShardStatus{}, Files: []report.FileStatus{}, Failures: []report.Failure{}}
 	counts := map[int]bool{}
 	for _, f := range res.Files {
 		counts[f.Shard.Count] = true
-		st.Files = append(st.Files, fileStatus{f.Name, f.Lines, f.OK, f.Failed, f.Partial})
+		st.Files = append(st.Files, report.FileStatus{Name: f.Name, Lines: f.Lines, OK: f.OK, Failed: f.Failed, Partial: f.Partial})
 	}
 	if len(counts) == 0 {
 		counts[1] = true
@@ -605,13 +577,16 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 		for i := range n {
 			sh := sweep.Shard{Index: i, Count: n}
 			c := res.Count(sh)
-			st.Shards = append(st.Shards, shardStatus{sh.String(), c.Tasks, c.OK, c.Failed, c.Remaining})
+			st.Shards = append(st.Shards, report.ShardStatus{Shard: sh.String(), Tasks: c.Tasks, Done: c.OK, Failed: c.Failed, Remaining: c.Remaining})
 		}
 	}
 	for _, t := range s.Tasks {
 		if r := res.Records[t.ID]; r != nil && r.Status == sweep.Failed {
-			st.Failures = append(st.Failures, failure{t.ID, t.Point.String(), r.Error})
+			st.Failures = append(st.Failures, report.Failure{ID: t.ID, Point: t.Point.String(), Error: r.Error})
 		}
+	}
+	if o.csv {
+		return writeCSVReport(w, st, "shards")
 	}
 	if o.json {
 		return writeJSON(w, st)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fluidlb/fluid/report"
+
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -78,7 +80,7 @@ func TestSweepShardsMergeIdentically(t *testing.T) {
 		switch grid[0] {
 		case "jackson":
 			// One row per task (its rows array has one N), grid first.
-			if len(lines) != 13 || !strings.HasPrefix(lines[0], "servers,load,alpha,alpha.1,alpha.2,limit,blocking,busy,limit_diff,task_status") {
+			if len(lines) != 13 || !strings.HasPrefix(lines[0], "servers,load,alpha,alpha.1,alpha.2,exchange,status,limit,blocking,busy,limit_diff,task_status") {
 				t.Errorf("jackson table:\n%s", want)
 			}
 		case "sim":
@@ -419,13 +421,13 @@ func TestListFlags(t *testing.T) {
 		t.Errorf("backwards: %v", err)
 	}
 	out, _, err := fluid(t, "meanfield", "--servers", "10..30:10", "--json")
-	var rep meanfieldReport
+	var rep report.Meanfield
 	if err != nil || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Refined) != 3 || rep.Refined[2].N != 30 {
 		t.Errorf("meanfield --servers 10..30:10: %v %+v", err, rep.Refined)
 	}
 	// Scalar numbers too: decimal integers, no hexadecimal or NaN.
 	out, _, err = fluid(t, "sim", "--servers", "010", "--jobs", "100", "--reps", "1", "--json")
-	var sr simReport
+	var sr report.Sim
 	if err != nil || json.Unmarshal([]byte(out), &sr) != nil || sr.Servers != 10 {
 		t.Errorf("--servers 010: %v, %d servers", err, sr.Servers)
 	}

@@ -73,6 +73,21 @@ type Config struct {
 	// Reps ≥ 2 the confidence intervals come from the replication means;
 	// with Reps = 1, from 10 batch means of the measured jobs.
 	Reps int
+	// Level is the confidence level of Estimate.HalfWidth (default 0.95;
+	// in (0, 1)). Estimate.CI95 stays the 95% half-width whatever it is.
+	Level float64
+	// RelPrecision, if positive, is a precision target: after the Reps
+	// replications, Run adds replications in rounds until the half-width
+	// of the mean time in system at Level is at most RelPrecision times
+	// its mean, or MaxReps replications have run (Result.PrecisionReached
+	// says which). It needs Reps ≥ 2 (intervals from replication means).
+	// Zero: exactly Reps replications.
+	RelPrecision float64
+	// MaxReps caps the replications of a run with a precision target
+	// (default max(DefaultMaxReps, Reps); at least Reps, at most the
+	// package bound MaxReps). Only with RelPrecision > 0. The work budget
+	// (MaxArrivals) is checked for MaxReps replications.
+	MaxReps int
 	// Seed determines every random number; replication r uses a stream
 	// derived from (Seed, r).
 	Seed uint64
@@ -92,14 +107,18 @@ type Config struct {
 	SampleTimes []float64
 	// Progress, if not nil, is told of simulated arrivals in chunks of
 	// 65,536, from the replications' goroutines at once (it must be safe
-	// for concurrent use). The simulator does no I/O of its own.
+	// for concurrent use). The simulator does no I/O of its own. With a
+	// precision target the total is not known in advance: it is at most
+	// that of MaxReps replications.
 	Progress func(arrivals int64) `json:"-"`
 }
 
-// Defaults of Config.Jobs and Config.Reps.
+// Defaults of Config.Jobs, Config.Reps, Config.Level and Config.MaxReps.
 const (
-	DefaultJobs = 100_000
-	DefaultReps = 8
+	DefaultJobs    = 100_000
+	DefaultReps    = 8
+	DefaultLevel   = 0.95
+	DefaultMaxReps = 1000
 )
 
 // normalized returns a copy with defaults filled in, or a *param.Error
@@ -142,6 +161,9 @@ func (c Config) normalized() (Config, error) {
 		return c, err
 	}
 	if err := c.normalizeLength(); err != nil {
+		return c, err
+	}
+	if err := c.normalizePrecision(); err != nil {
 		return c, err
 	}
 	if err := c.checkBudget(); err != nil {
@@ -280,12 +302,52 @@ const (
 	maxKept = 1 << 28
 )
 
+// normalizePrecision checks and defaults Level, RelPrecision and MaxReps
+// (after normalizeLength: it reads Reps).
+func (c *Config) normalizePrecision() error {
+	if c.Level == 0 {
+		c.Level = DefaultLevel
+	}
+	if !param.Finite(c.Level) || c.Level <= 0 || c.Level >= 1 {
+		return param.Errorf("Level", "confidence level %v, want 0 < level < 1 (e.g. 0.95)", c.Level)
+	}
+	if !param.Finite(c.RelPrecision) || c.RelPrecision < 0 {
+		return param.Errorf("RelPrecision", "relative precision %v, want a finite value ≥ 0 (0: no target)", c.RelPrecision)
+	}
+	if c.RelPrecision == 0 {
+		if c.MaxReps != 0 {
+			return param.Errorf("MaxReps", "a cap of %d replications only applies with a precision target", c.MaxReps)
+		}
+		return nil
+	}
+	if c.Reps < 2 {
+		return param.Errorf("Reps", "a precision target needs at least 2 initial replications (intervals over replication means), not %d", c.Reps)
+	}
+	if c.MaxReps == 0 {
+		c.MaxReps = max(DefaultMaxReps, c.Reps)
+	}
+	if c.MaxReps < c.Reps || c.MaxReps > MaxReps {
+		return param.Errorf("MaxReps", "a cap of %d replications, want %d (Reps) to %d", c.MaxReps, c.Reps, MaxReps)
+	}
+	return nil
+}
+
+// maxReps is the most replications a normalized c may run.
+func (c *Config) maxReps() int {
+	if c.RelPrecision > 0 {
+		return c.MaxReps
+	}
+	return c.Reps
+}
+
 // checkBudget bounds the replications, the arrivals and the numbers kept
-// by a run whose length has been normalized.
+// by a run whose length has been normalized; a run with a precision
+// target is bounded as if it ran MaxReps replications.
 func (c *Config) checkBudget() error {
 	if c.Reps > MaxReps {
 		return param.Errorf("Reps", "%d replications, want at most %d", c.Reps, MaxReps)
 	}
+	reps := c.maxReps()
 	// The work of a run: its arrivals, and N server reads at each refresh
 	// of the board (expected numbers for a Horizon run).
 	var arrivals, refreshes float64
@@ -302,7 +364,11 @@ func (c *Config) checkBudget() error {
 	if c.Horizon > 0 {
 		field = "Horizon"
 	}
-	if work := float64(c.Reps) * (arrivals + refreshes*float64(c.Servers)); work > MaxArrivals {
+	perRep := arrivals + refreshes*float64(c.Servers)
+	if work := float64(reps) * perRep; work > MaxArrivals {
+		if float64(c.Reps)*perRep <= MaxArrivals {
+			return param.Errorf("MaxReps", "up to %d replications would simulate %.3g arrivals and board reads in all, more than the %.0e allowed (a lower cap or a shorter run)", reps, work, MaxArrivals)
+		}
 		return param.Errorf(field, "the run would simulate %.3g arrivals and board reads in all, more than the %.0e allowed (fewer replications or a shorter run)", work, MaxArrivals)
 	}
 	if len(c.SampleTimes) > MaxSampleTimes {
@@ -316,8 +382,12 @@ func (c *Config) checkBudget() error {
 	if c.Series {
 		kept += 2 * (refreshes + 1)
 	}
-	if kept*float64(c.Reps) > maxKept {
-		return param.Errorf("Reps", "%d replications would keep %.3g numbers each (samples, board series, final queues), more than %d in all", c.Reps, kept, maxKept)
+	if kept*float64(reps) > maxKept {
+		field := "Reps"
+		if kept*float64(c.Reps) <= maxKept {
+			field = "MaxReps" // the cap, not the initial replications
+		}
+		return param.Errorf(field, "%d replications would keep %.3g numbers each (samples, board series, final queues), more than %d in all", reps, kept, maxKept)
 	}
 	return nil
 }

@@ -75,6 +75,26 @@ func TestBadConfig(t *testing.T) {
 		}, "Horizon"},
 		{func(c *Config) { c.SampleTimes = make([]float64, MaxSampleTimes+1) }, "SampleTimes"},
 		{func(c *Config) { c.Servers = 1 << 20; c.RecordFinal = true; c.Reps = 1000 }, "Reps"},
+		// Confidence level and precision target.
+		{func(c *Config) { c.Level = 1 }, "Level"},
+		{func(c *Config) { c.Level = -0.95 }, "Level"},
+		{func(c *Config) { c.Level = 95 }, "Level"},
+		{func(c *Config) { c.Level = math.NaN() }, "Level"},
+		{func(c *Config) { c.RelPrecision = -0.01 }, "RelPrecision"},
+		{func(c *Config) { c.RelPrecision = math.Inf(1) }, "RelPrecision"},
+		{func(c *Config) { c.MaxReps = 100 }, "MaxReps"}, // a cap without a target
+		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 10; c.MaxReps = 9 }, "MaxReps"},
+		{func(c *Config) { c.RelPrecision = 0.01; c.MaxReps = MaxReps + 1 }, "MaxReps"},
+		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 1 }, "Reps"},
+		// 10 replications of 10⁸ jobs fit the budget; a cap of 100,000 does not.
+		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 10; c.Jobs = 1e8; c.MaxReps = MaxReps }, "MaxReps"},
+		{func(c *Config) {
+			c.RelPrecision = 0.01
+			c.Servers = 1 << 20
+			c.RecordFinal = true
+			c.Reps = 2
+			c.MaxReps = 1000
+		}, "MaxReps"},
 	} {
 		cfg := good
 		c.mod(&cfg)

@@ -4,6 +4,9 @@
 // package spec: a Config's discipline, job sizes, policy and start are
 // spec values.
 //
+// What it simulates, its replications, confidence intervals and random seeds
+// are summarised in docs/models.md#the-simulator.
+//
 // # Model
 //
 // N identical servers, FCFS or processor sharing (PS: with n jobs present
@@ -54,7 +57,32 @@
 // those have left (or been blocked). Replications use independent PCG
 // streams derived from (Seed, replication) and run in parallel; the result
 // is a pure function of the Config. Confidence intervals are Student-t on
-// the replication means, or on 10 batch means of a single replication.
+// the replication means, or on 10 batch means of a single replication:
+// Estimate.CI95 at 95% always, Estimate.HalfWidth at Config.Level.
+//
+// What is measured, with T a job's time in system and S its size:
+//
+//   - Sojourn E[T] over the served jobs.
+//   - Slowdown E[T/S], only where that mean is finite (Config.SlowdownFinite:
+//     under PS, under JIQ blocking, and with sizes bounded away from 0;
+//     not under FCFS with exponential or H2 sizes, whose density is
+//     positive at 0, so that E[1/S] = ∞ while the wait, independent of S,
+//     is positive with positive probability). SlowdownTail,
+//     P(T > SlowdownTailAt·S), is finite always.
+//   - Delay E[T − S] and BusyAtArrival, the fraction of arrivals sent to a
+//     server holding at least one job. Under FCFS these are the wait
+//     before service and P(wait > 0), also given as Wait and WaitProb.
+//     Under PS a job is served from its arrival and never waits: Delay is
+//     the time that sharing the server cost it, BusyAtArrival the chance
+//     that it arrived to share, and Wait and WaitProb are nil.
+//   - Blocking and RandomFraction (JIQ), the board mean at the refreshes,
+//     whether a stale-board run tipped, correlations and sampled states.
+//
+// A precision target (Config.RelPrecision) adds replications in rounds,
+// each round's size worked out from the replications before it, until the
+// half-width of Sojourn at Config.Level is at most RelPrecision·|mean| or
+// Config.MaxReps have run; replication r is still the stream (Seed, r), so
+// the result stays a pure function of the Config.
 //
 // Invalid configurations are errors naming the offending Config field
 // (Servers, Load, Policy, …), never a command-line flag.

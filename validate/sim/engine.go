@@ -223,11 +223,11 @@ func (e *engine) departure(i int) {
 	s := &e.servers[i]
 	n := int(e.queueLen[i])
 	var j job
-	var wait, next float64
+	var delay, next float64
 	if e.cfg.Discipline == spec.FCFS {
-		j, wait, next = s.dequeueFCFS(n, e.now)
+		j, delay, next = s.dequeueFCFS(n, e.now)
 	} else {
-		j, wait, next = s.dequeuePS(n, e.now)
+		j, delay, next = s.dequeuePS(n, e.now)
 	}
 	if n > 1 {
 		e.cal.set(i, next)
@@ -239,7 +239,7 @@ func (e *engine) departure(i int) {
 	if n == 1 && e.tokens.active() {
 		e.tokens.give(i)
 	}
-	e.measure.departure(j, wait, e.now)
+	e.measure.departure(j, delay, e.now)
 }
 
 // refresh copies the queue lengths to the board and records its mean; it

@@ -9,13 +9,19 @@ import (
 // batches is the number of batch means of a single replication.
 const batches = 10
 
+// SlowdownTailAt is the slowdown threshold of Rep.SlowdownTail and
+// Result.SlowdownTail: they are the fraction of served jobs whose time in
+// system exceeds SlowdownTailAt times their size.
+const SlowdownTailAt = 10
+
 // batchSums accumulates the per-job measurements of one batch of the
 // measured jobs.
 type batchSums struct {
 	arrivals, served, blocked float64 // measured jobs that arrived, were served, were blocked
 	sentRandom                float64 // JIQ: sent without a token
-	waited                    float64 // found their server busy
-	sojourn, slowdown, wait   float64 // sums over the served jobs
+	busy                      float64 // sent to a busy server (at least one job there)
+	slowTail                  float64 // served with time in system > SlowdownTailAt × size
+	sojourn, slowdown, delay  float64 // sums over the served jobs
 }
 
 func (a *batchSums) add(b batchSums) {
@@ -23,23 +29,46 @@ func (a *batchSums) add(b batchSums) {
 	a.served += b.served
 	a.blocked += b.blocked
 	a.sentRandom += b.sentRandom
-	a.waited += b.waited
+	a.busy += b.busy
+	a.slowTail += b.slowTail
 	a.sojourn += b.sojourn
 	a.slowdown += b.slowdown
-	a.wait += b.wait
+	a.delay += b.delay
 }
 
-// means returns sojourn, slowdown, wait, P(wait > 0), blocking and the
-// fraction sent at random; a mean over no jobs is 0.
-func (a batchSums) means() (soj, slow, wait, pw, block, random float64) {
+// The per-job quantities measured, indices of quantities.
+const (
+	qSojourn  = iota // time in system, over the served jobs
+	qSlowdown        // time in system / size, over the served jobs
+	qSlowTail        // fraction of the served jobs with time in system > SlowdownTailAt × size
+	qDelay           // time in system − size, over the served jobs
+	qBusy            // fraction of the arrivals sent to a busy server
+	qBlocking        // fraction of the arrivals blocked
+	qRandom          // fraction of the arrivals sent without a JIQ token
+	nQuantities
+)
+
+// quantities are the means of the per-job quantities of a set of jobs,
+// indexed by qSojourn … qRandom.
+type quantities [nQuantities]float64
+
+// means returns the means of the quantities; a mean over no jobs is 0.
+func (a batchSums) means() quantities {
 	div := func(x, n float64) float64 {
 		if n == 0 {
 			return 0
 		}
 		return x / n
 	}
-	return div(a.sojourn, a.served), div(a.slowdown, a.served), div(a.wait, a.served),
-		div(a.waited, a.arrivals), div(a.blocked, a.arrivals), div(a.sentRandom, a.arrivals)
+	var q quantities
+	q[qSojourn] = div(a.sojourn, a.served)
+	q[qSlowdown] = div(a.slowdown, a.served)
+	q[qSlowTail] = div(a.slowTail, a.served)
+	q[qDelay] = div(a.delay, a.served)
+	q[qBusy] = div(a.busy, a.arrivals)
+	q[qBlocking] = div(a.blocked, a.arrivals)
+	q[qRandom] = div(a.sentRandom, a.arrivals)
+	return q
 }
 
 // OccupancyLevels is the number of queue lengths 0..OccupancyLevels−1
@@ -149,12 +178,13 @@ func (m *measurement) arrival(id int64, server int, random bool) {
 		return
 	}
 	if m.queueLen[server] > 0 {
-		a.waited++
+		a.busy++
 	}
 }
 
-// departure records job j leaving at now after waiting wait.
-func (m *measurement) departure(j job, wait, now float64) {
+// departure records job j leaving at now; delay is its time in system
+// less its size (FCFS: its wait before service).
+func (m *measurement) departure(j job, delay, now float64) {
 	if !m.measured(j.id) {
 		return
 	}
@@ -163,7 +193,10 @@ func (m *measurement) departure(j job, wait, now float64) {
 	a.served++
 	a.sojourn += soj
 	a.slowdown += soj / j.size
-	a.wait += wait
+	if soj > SlowdownTailAt*j.size {
+		a.slowTail++
+	}
+	a.delay += delay
 	m.done++
 }
 
@@ -254,7 +287,9 @@ func (m *measurement) rep(events int64, end float64) Rep {
 	for _, a := range m.batch {
 		tot.add(a)
 	}
-	r.Sojourn, r.Slowdown, r.Wait, r.WaitProb, r.Blocking, r.RandomFraction = tot.means()
+	q := tot.means()
+	r.Sojourn, r.Slowdown, r.SlowdownTail, r.Delay = q[qSojourn], q[qSlowdown], q[qSlowTail], q[qDelay]
+	r.BusyAtArrival, r.Blocking, r.RandomFraction = q[qBusy], q[qBlocking], q[qRandom]
 	r.BoardMean, r.Refreshes = m.boardSum, m.refreshes
 	if r.Refreshes > 0 {
 		r.BoardMean /= float64(r.Refreshes)

@@ -75,8 +75,9 @@ func (s *server) enqueuePS(n int, j job, now float64) (next float64) {
 
 // dequeuePS completes the job of least finish tag of a processor-sharing
 // queue of n ≥ 1 jobs at now: it pops the heap, advances the virtual time
-// to the job's tag, and returns the job, the time it spent waiting (its
-// time in system less its size) and, when n > 1, the server's next
+// to the job's tag, and returns the job, its delay (its time in system less
+// its size: a PS job is served from its arrival and never waits in a
+// queue, it is slowed by sharing) and, when n > 1, the server's next
 // completion time. (The pop is written out here rather than in a function
 // of its own: departures are half the events.)
 func (s *server) dequeuePS(n int, now float64) (j job, wait, next float64) {

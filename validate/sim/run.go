@@ -7,29 +7,40 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/spec"
 )
 
-// Estimate is a simulated mean with the half-width of its 95% confidence
-// interval (Student t on Samples independent means: replications, or the
-// batch means of a single replication). With one sample there is no
-// interval and CI95 is 0.
+// Estimate is a simulated mean with the half-widths of its confidence
+// intervals: Student t on Samples independent means (replications, or the
+// batch means of a single replication), t quantile with Samples−1 degrees
+// of freedom. CI95 is always the 95% half-width; HalfWidth is the
+// half-width at Level (Config.Level, default 0.95, when it equals CI95).
+// With one sample there is no interval and both are 0.
 type Estimate struct {
-	Mean    float64 `json:"mean"`
-	CI95    float64 `json:"ci95"`
-	Samples int     `json:"samples"`
+	Mean      float64 `json:"mean"`
+	CI95      float64 `json:"ci95"`
+	HalfWidth float64 `json:"half_width"`
+	Level     float64 `json:"level"`
+	Samples   int     `json:"samples"`
 }
 
-// Contains reports whether x lies within the interval widened by allow.
+// Contains reports whether x lies within the 95% interval widened by
+// allow.
 func (e Estimate) Contains(x, allow float64) bool {
 	return math.Abs(e.Mean-x) <= e.CI95+allow
 }
 
 // Rep is the outcome of one replication.
 type Rep struct {
-	// Per-job means over the measured jobs (Sojourn, Slowdown, Wait over
-	// those served; Blocking, RandomFraction, WaitProb over all measured
-	// arrivals; WaitProb counts jobs that found their server busy).
-	Sojourn, Slowdown, Wait, WaitProb, Blocking, RandomFraction float64
+	// Per-job means over the measured jobs, with T a job's time in system
+	// and S its size: Sojourn E[T], Slowdown E[T/S] (a sample mean whose
+	// expectation may be infinite: see Config.SlowdownFinite),
+	// SlowdownTail P(T > SlowdownTailAt·S) and Delay E[T − S] over the
+	// served jobs; BusyAtArrival (the fraction sent to a server with at
+	// least one job), Blocking and RandomFraction (JIQ: sent without a
+	// token) over all measured arrivals. See Result for what Delay and
+	// BusyAtArrival mean under each discipline.
+	Sojourn, Slowdown, SlowdownTail, Delay, BusyAtArrival, Blocking, RandomFraction float64
 	// BoardMean is the mean board value over the refreshes from the first
 	// measured arrival on (Refreshes of them; 0 when there were none).
 	BoardMean float64
@@ -60,11 +71,34 @@ type Rep struct {
 	batch   [batches]batchSums // the measured jobs' sums in 10 batches (batch means when Reps = 1)
 }
 
-// Result of Run.
+// Result of Run. T is a job's time in system and S its size.
 type Result struct {
 	Config Config
-	// Estimates over the replications (see Rep for each definition).
-	Sojourn, Slowdown, Wait, WaitProb, Blocking, RandomFraction Estimate
+	// Sojourn is the mean time in system E[T] over the served jobs.
+	Sojourn Estimate
+	// Slowdown is E[T/S], nil where that mean is infinite
+	// (Config.SlowdownFinite: FCFS with exponential or H2 sizes, except
+	// under JIQ blocking); SlowdownNote then says why in one line.
+	Slowdown     *Estimate
+	SlowdownNote string
+	// SlowdownTail is P(T > SlowdownTailAt·S) over the served jobs: a
+	// finite summary of the slowdown under every discipline.
+	SlowdownTail Estimate
+	// Delay is E[T − S] over the served jobs and BusyAtArrival the
+	// fraction of the measured arrivals (blocked ones included) sent to a
+	// server that held at least one job. Under FCFS they are the mean wait
+	// before service and the probability of waiting. Under PS no job
+	// waits (each is served from its arrival): Delay is the time that
+	// sharing the server cost, BusyAtArrival the probability of arriving
+	// to share it.
+	Delay, BusyAtArrival Estimate
+	// Wait and WaitProb are the FCFS queueing wait E[W] and P(W > 0): under
+	// FCFS equal to Delay and BusyAtArrival, nil under PS.
+	Wait, WaitProb *Estimate
+	// Blocking is the fraction of the measured arrivals lost (JIQ
+	// blocking), RandomFraction the fraction sent without a token (JIQ
+	// queueing).
+	Blocking, RandomFraction Estimate
 	// BoardMean is nil when no board was kept (Period = 0) or no refresh
 	// fell in the measured window; Correlation when it was not recorded.
 	BoardMean, Correlation *Estimate
@@ -73,7 +107,16 @@ type Result struct {
 	// Trajectory holds, for each of Config.SampleTimes, the mean state over
 	// the replications with its interval.
 	Trajectory []TrajectoryPoint
-	Reps       []Rep
+	// Reps are the replications run: Config.Reps, or with a precision
+	// target (Config.RelPrecision) up to Config.MaxReps.
+	Reps []Rep
+	// PrecisionReached (precision target only) reports whether the
+	// half-width of Sojourn at Config.Level is at most RelPrecision·|mean|;
+	// false when the run stopped at MaxReps replications without it.
+	// Rounds is the number of rounds of replications run (1 without a
+	// target).
+	PrecisionReached bool
+	Rounds           int
 	// Jobs measured and events simulated in all replications; Seconds of
 	// wall time.
 	Jobs, Events    int64
@@ -82,22 +125,42 @@ type Result struct {
 }
 
 // Run simulates c.Reps independent replications, in parallel on
-// c.Workers goroutines; the result depends only on c (not on Workers or
-// GOMAXPROCS). An invalid c is an error naming the offending Config field.
+// c.Workers goroutines; with a precision target (c.RelPrecision > 0) it
+// then adds replications in rounds until the target or c.MaxReps is
+// reached. Replication r always uses the random stream of (c.Seed, r) and
+// each round's size depends only on the replications before it, so the
+// result depends only on c (not on Workers or GOMAXPROCS). An invalid c
+// is an error naming the offending Config field.
+//
+// The rounds: with n replications and half-width h against the target
+// h* = RelPrecision·|mean|, the next round brings the total to
+// ⌈1.1·n·(h/h*)²⌉ (the variance estimate's prediction, with a margin),
+// but at least ⌈1.25·n⌉, at most 4n and at most MaxReps. Stopping on a
+// half-width read from the data makes the final interval's coverage
+// slightly below its nominal level; the target is a precision, not a
+// coverage, guarantee.
 func Run(c Config) (*Result, error) {
 	c, err := c.normalized()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	reps := make([]Rep, c.Reps)
-	_ = parallel.For(c.Reps, c.Workers, nil, func(r int) error {
-		reps[r] = runRep(c, r)
-		return nil
-	})
-	res := &Result{Config: c, Reps: reps}
+	res := &Result{Config: c}
+	res.runReps(c.Reps)
+	res.Rounds = 1
+	for c.RelPrecision > 0 {
+		if res.Sojourn.HalfWidth <= c.RelPrecision*math.Abs(res.Sojourn.Mean) {
+			res.PrecisionReached = true
+			break
+		}
+		if len(res.Reps) >= c.MaxReps {
+			break
+		}
+		res.runReps(res.nextRound())
+		res.Rounds++
+	}
 	res.Seconds = time.Since(start).Seconds()
-	for _, r := range reps {
+	for _, r := range res.Reps {
 		res.Jobs += r.Jobs
 		res.Events += r.Events
 		if r.Tipped {
@@ -107,9 +170,49 @@ func Run(c Config) (*Result, error) {
 	if res.Seconds > 0 {
 		res.EventsPerSecond = float64(res.Events) / res.Seconds
 	}
-	res.aggregate()
 	res.trajectory()
 	return res, nil
+}
+
+// Status is "completed" for a run of a fixed number of replications and,
+// for a run with a precision target, "converged" if it reached the target
+// or "not_converged" if it stopped at MaxReps replications.
+func (res *Result) Status() string {
+	switch {
+	case res.Config.RelPrecision == 0:
+		return "completed"
+	case res.PrecisionReached:
+		return "converged"
+	}
+	return "not_converged"
+}
+
+// runReps runs replications len(res.Reps) … total−1 in parallel and
+// aggregates all of them.
+func (res *Result) runReps(total int) {
+	c := res.Config
+	from := len(res.Reps)
+	res.Reps = append(res.Reps, make([]Rep, total-from)...)
+	_ = parallel.For(total-from, c.Workers, nil, func(i int) error {
+		res.Reps[from+i] = runRep(c, from+i)
+		return nil
+	})
+	res.aggregate()
+}
+
+// nextRound is the total number of replications after the next round of
+// a run with a precision target that has not reached it (see Run).
+func (res *Result) nextRound() int {
+	c, n := res.Config, len(res.Reps)
+	lo, hi := n+(n+3)/4, min(4*n, c.MaxReps)
+	want := hi
+	if target := c.RelPrecision * math.Abs(res.Sojourn.Mean); target > 0 {
+		r := res.Sojourn.HalfWidth / target
+		if w := math.Ceil(1.1 * float64(n) * r * r); w < float64(hi) {
+			want = int(w)
+		}
+	}
+	return min(max(want, lo), hi)
 }
 
 // runRep simulates replication rep of the normalized configuration c.
@@ -140,7 +243,7 @@ func (res *Result) trajectory() {
 			for i := range res.Reps {
 				x[i] = f(&res.Reps[i].Samples[j])
 			}
-			return estimate(x)
+			return estimate(x, c.Level)
 		}
 		p.Busy = each(func(s *Sample) float64 { return s.Busy })
 		for i := range OccupancyLevels {
@@ -156,12 +259,11 @@ func (res *Result) trajectory() {
 // aggregate forms the estimates: from replication means when there are
 // several replications, from the batch means of one otherwise.
 func (res *Result) aggregate() {
-	var samples [6][]float64
+	c := res.Config
+	var samples [nQuantities][]float64
 	add := func(a batchSums) {
-		v := [6]float64{}
-		v[0], v[1], v[2], v[3], v[4], v[5] = a.means()
-		for i := range v {
-			samples[i] = append(samples[i], v[i])
+		for i, v := range a.means() {
+			samples[i] = append(samples[i], v)
 		}
 	}
 	if len(res.Reps) > 1 {
@@ -177,9 +279,22 @@ func (res *Result) aggregate() {
 			add(b)
 		}
 	}
-	est := []*Estimate{&res.Sojourn, &res.Slowdown, &res.Wait, &res.WaitProb, &res.Blocking, &res.RandomFraction}
-	for i, p := range est {
-		*p = estimate(samples[i])
+	var est [nQuantities]Estimate
+	for i := range est {
+		est[i] = estimate(samples[i], c.Level)
+	}
+	res.Sojourn, res.SlowdownTail = est[qSojourn], est[qSlowTail]
+	res.Delay, res.BusyAtArrival = est[qDelay], est[qBusy]
+	res.Blocking, res.RandomFraction = est[qBlocking], est[qRandom]
+	res.Slowdown, res.SlowdownNote = nil, ""
+	if finite, why := c.SlowdownFinite(); finite {
+		res.Slowdown = &est[qSlowdown]
+	} else {
+		res.SlowdownNote = why
+	}
+	res.Wait, res.WaitProb = nil, nil
+	if c.Discipline == spec.FCFS {
+		res.Wait, res.WaitProb = &est[qDelay], &est[qBusy]
 	}
 	var boards, corrs []float64
 	for _, r := range res.Reps {
@@ -190,33 +305,40 @@ func (res *Result) aggregate() {
 			corrs = append(corrs, r.Correlation)
 		}
 	}
+	res.BoardMean, res.Correlation = nil, nil
 	if len(boards) > 0 {
-		b := estimate(boards)
+		b := estimate(boards, c.Level)
 		res.BoardMean = &b
 	}
 	if len(corrs) > 0 {
-		c := estimate(corrs)
-		res.Correlation = &c
+		e := estimate(corrs, c.Level)
+		res.Correlation = &e
 	}
 }
 
-// estimate is the mean of independent samples and the half-width of its
-// Student-t 95% interval.
-func estimate(x []float64) Estimate {
+// estimate is the mean of independent samples with the half-widths of its
+// Student-t intervals at 95% and at level.
+func estimate(x []float64, level float64) Estimate {
 	n := len(x)
 	var m float64
 	for _, v := range x {
 		m += v
 	}
 	m /= float64(n)
+	e := Estimate{Mean: m, Level: level, Samples: n}
 	if n < 2 {
-		return Estimate{Mean: m, Samples: n}
+		return e
 	}
 	var ss float64
 	for _, v := range x {
 		ss += (v - m) * (v - m)
 	}
-	sd := math.Sqrt(ss / float64(n-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-	return Estimate{Mean: m, CI95: t * sd / math.Sqrt(float64(n)), Samples: n}
+	se := math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
+	e.CI95 = t.Quantile(0.975) * se
+	e.HalfWidth = e.CI95
+	if level != 0.95 {
+		e.HalfWidth = t.Quantile(0.5+level/2) * se
+	}
+	return e
 }

@@ -26,7 +26,7 @@ func mustRun(t *testing.T, c Config) *Result {
 	return r
 }
 
-// Exact anchors (SPEC §2): random dispatch makes every server an M/G/1
+// Exact anchors: random dispatch makes every server an M/G/1
 // queue, with mean time in system 1 + λ(1+c²)/(2(1−λ)) under FCFS
 // (Pollaczek–Khinchine) and 1/(1−λ) under PS for any size law.
 func TestRandomDispatchAnchors(t *testing.T) {
@@ -54,9 +54,13 @@ func TestRandomDispatchAnchors(t *testing.T) {
 			if !agrees(r.Sojourn, want, 0) {
 				t.Errorf("random %v %s: sojourn %.4f ± %.4f, theory %.4f", d, c.sizes, r.Sojourn.Mean, r.Sojourn.CI95, want)
 			}
-			if d == spec.PS && !agrees(r.Slowdown, want, 0) {
+			if d == spec.PS {
 				// M/G/1-PS: E[T | size x] = x/(1−λ), so time/size averages 1/(1−λ).
-				t.Errorf("random PS %s: slowdown %.4f ± %.4f, theory %.4f", c.sizes, r.Slowdown.Mean, r.Slowdown.CI95, want)
+				if r.Slowdown == nil {
+					t.Errorf("random PS %s: no slowdown (%s)", c.sizes, r.SlowdownNote)
+				} else if !agrees(*r.Slowdown, want, 0) {
+					t.Errorf("random PS %s: slowdown %.4f ± %.4f, theory %.4f", c.sizes, r.Slowdown.Mean, r.Slowdown.CI95, want)
+				}
 			}
 		}
 	}
@@ -101,7 +105,7 @@ func TestCountPoliciesInsensitiveToDiscipline(t *testing.T) {
 	}
 }
 
-// JIQ blocking at N = 100 against the exact product form (SPEC §3.5): both
+// JIQ blocking at N = 100 against the exact product form (closed Jackson network): both
 // are exact at finite N, so no allowance.
 func TestJIQBlockingProductForm(t *testing.T) {
 	for _, c := range []struct {
@@ -127,8 +131,8 @@ func TestJIQBlockingProductForm(t *testing.T) {
 }
 
 // JIQ queueing, R = 2 basic: the fraction sent at random tends to λ₂*/λ
-// with λ₂* = λ(α₁ − ½)/(1 − λα₁)·(1 − λ₂*)… (SPEC §3.4: E[W] → λ(α₁ −
-// ½)/(1 − λα₁)); at N = 2,000 the finite-N bias is a few per cent.
+// with λ₂* = λ(α₁ − ½)/(1 − λα₁)·(1 − λ₂*)… (queueing fixed point: E[W] →
+// λ(α₁ − ½)/(1 − λα₁)); at N = 2,000 the finite-N bias is a few per cent.
 func TestJIQQueueingLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("N = 2,000 JIQ run")
@@ -138,7 +142,7 @@ func TestJIQQueueingLimit(t *testing.T) {
 	l2 := ew / (1 + ew)
 	r := mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: spec.Policy{Kind: spec.JIQQueueing}, Jobs: 1_000_000, Reps: 4, Seed: 13})
 	t.Logf("E[W] %.4f ± %.4f (limit %.4f); sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
-	if !agrees(r.Wait, ew, 0.05) || !agrees(r.RandomFraction, l2/load, 0.05) {
+	if !agrees(*r.Wait, ew, 0.05) || !agrees(r.RandomFraction, l2/load, 0.05) {
 		t.Errorf("E[W] %.4f ± %.4f (limit %.4f), sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
 	}
 	// Token exchange above ν* = (Rα₁ − 1)λ/(1 − λ) = 0.4 gives zero wait

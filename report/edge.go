@@ -1,0 +1,79 @@
+package report
+
+// Edge is the JSON output of `fluid edge`: one row per (k, λ, N).
+type Edge struct {
+	Header
+	Confirm  bool      `json:"confirm"`  // rows carry a dynamic confirmation
+	Simulate bool      `json:"simulate"` // finite-N rows carry a simulated edge
+	Reps     *int      `json:"reps"`     // simulate: runs per simulated period (null without)
+	Seed     *uint64   `json:"seed"`     // simulate: the random seed (null without)
+	Rows     []EdgeRow `json:"rows"`
+	Seconds  float64   `json:"seconds"` // wall time of the whole table
+}
+
+// Values of EdgeRow.Status.
+const (
+	EdgeFound      = "edge"        // the edge lies in Bracket
+	EdgeNone       = "no_edge"     // the balanced state survives down to Floor
+	EdgeAboveRange = "above_range" // finite N: the system tips even at the top of the search range (Bracket[0])
+)
+
+// EdgeRow is one (k, λ) entry. Fields about the edge are null when there
+// is none down to the floor.
+type EdgeRow struct {
+	Dispatchers int           `json:"dispatchers"`
+	Load        float64       `json:"load"`
+	Status      string        `json:"status"`    // EdgeFound, EdgeNone or (finite N) EdgeAboveRange
+	Period      *float64      `json:"period"`    // T*
+	Scaled      *float64      `json:"scaled"`    // T*(1−λ)²
+	Bracket     []float64     `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
+	Collision   *float64      `json:"collision"` // T where t_{V+1} − T extrapolates to 0
+	Branch      *int          `json:"branch"`    // V, the pass in progress at T* on the ending branch
+	Mechanism   *string       `json:"mechanism"` // "border collision", "eigenvalue crossing", "escape within the horizon" (null without an edge)
+	Leading     Complex       `json:"leading"`   // leading eigenvalue at the last stable fixed point
+	Radius      float64       `json:"radius"`    // its modulus
+	BoardMean   float64       `json:"board_mean"`
+	Sojourn     float64       `json:"sojourn"` // mean time in system at the last balanced fixed point
+	Line        float64       `json:"line"`    // the reference line 0.9(k − 2)
+	Ratio       *float64      `json:"ratio"`   // scaled / line
+	Floor       float64       `json:"floor"`   // lowest T(1−λ)² searched
+	Confirm     *Confirmation `json:"confirmation,omitempty"`
+	Evals       int           `json:"evaluations"` // map evaluations
+	RowSeconds  float64       `json:"seconds"`
+	// Finite-N rows: Servers is N and Horizon H (null on the N = ∞ row),
+	// Scaled the finite-N edge T*(N, H)(1−λ)², InfiniteScaled the N = ∞
+	// edge it lies above; Simulated the simulated edge (with --simulate).
+	Servers        *int           `json:"servers"`
+	Horizon        *int           `json:"horizon"`
+	InfiniteScaled *float64       `json:"infinite_scaled,omitempty"`
+	Simulated      *SimulatedEdge `json:"simulated,omitempty"`
+}
+
+// SimulatedEdge is the finite-N edge measured by simulation.
+type SimulatedEdge struct {
+	Scaled float64          `json:"scaled"` // where the fitted tipping probability crosses ½
+	CI95   [2]float64       `json:"ci95"`   // its 95% interval
+	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
+	Reps   int              `json:"reps"`   // runs per period
+	Points []SimulatedPoint `json:"points"`
+}
+
+// SimulatedPoint is the simulated tipping frequency at one period.
+type SimulatedPoint struct {
+	Scaled   float64    `json:"scaled"`
+	Tipped   int        `json:"tipped"`
+	Reps     int        `json:"reps"`
+	Fraction float64    `json:"fraction"`
+	CI95     [2]float64 `json:"ci95"` // Wilson score interval
+}
+
+// Confirmation is the dynamic confirmation (--confirm).
+type Confirmation struct {
+	Above        float64 `json:"above"`       // period just above T*
+	AboveDecay   float64 `json:"above_decay"` // perturbation after 100 periods / at start
+	AboveOK      bool    `json:"above_ok"`
+	Below        float64 `json:"below"` // 0.99·T*
+	BelowTipped  bool    `json:"below_tipped"`
+	BelowPeriods int     `json:"below_periods"` // refresh periods until the board mean doubled
+	BelowSojourn float64 `json:"below_sojourn"` // the herd's mean time in system there
+}

@@ -1,0 +1,45 @@
+package report
+
+// Map is the JSON output of `fluid map`.
+type Map struct {
+	Header
+	Dispatchers    int       `json:"dispatchers"`
+	Tally          string    `json:"tally"`           // own, shared or partitioned
+	MapDispatchers int       `json:"map_dispatchers"` // k of the map computed (1 unless own)
+	Load           float64   `json:"load"`
+	Period         float64   `json:"period"`
+	Start          string    `json:"start"`
+	Tol            float64   `json:"tol"`            // ‖·‖₁ distance between boards that counts as settled
+	MaxIterations  int       `json:"max_iterations"` // most refresh periods iterated
+	Attractor      string    `json:"attractor"`      // fixed_point, cycle or not_settled
+	Cycle          *int      `json:"cycle_period"`   // 1 for a fixed point; null when not settled
+	BoardMean      float64   `json:"board_mean"`     // mean board value at a refresh (over the cycle)
+	Sojourn        float64   `json:"sojourn"`        // mean time in system (over the cycle; not settled: last 100 periods)
+	Points         []float64 `json:"sojourn_points"`
+	// Branch is the pass in progress at T (fixed point only).
+	Branch     *int     `json:"branch"`
+	Leading    *Complex `json:"leading"` // leading eigenvalue (fixed point only)
+	Radius     *float64 `json:"radius"`
+	Iterations int      `json:"iterations"`
+	Lost       float64  `json:"lost"` // largest mass lost to truncation in one period
+	// Status is converged (a fixed point or a cycle) or not_settled.
+	Status string `json:"status"`
+	// Phases are the stretches of steady mean time in system the
+	// iteration went through (a long plateau before the attractor is a
+	// transient); Transient is the number of periods before the last one.
+	Phases    []Phase `json:"phases"`
+	Transient int     `json:"transient"`
+}
+
+// Phase is one phase: periods [from, to) after the start, the mean
+// time in system over them with its standard error, and the spread of the
+// per-period values.
+type Phase struct {
+	From    int     `json:"from"`
+	To      int     `json:"to"`
+	Sojourn float64 `json:"sojourn"`
+	StdErr  float64 `json:"stderr"`
+	StdDev  float64 `json:"stddev"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+}
