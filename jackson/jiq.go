@@ -48,6 +48,10 @@ type JIQResult struct {
 	Status solver.Status
 }
 
+// MaxWork bounds N·R², the cost of one JIQ solve (each of the R
+// probabilities of an empty pool convolves R − 1 stations over N).
+const MaxWork = 1e10
+
 // Validate checks the parameters (*param.Error names the bad one).
 func (m *JIQ) Validate() error {
 	if m.Servers < 1 || m.Servers > MaxPopulation {
@@ -58,6 +62,9 @@ func (m *JIQ) Validate() error {
 	}
 	if err := param.Shares(m.Alpha, m.Beta); err != nil {
 		return err
+	}
+	if r := float64(len(m.Alpha)); float64(m.Servers)*r*r > MaxWork {
+		return param.Errorf("Alpha", "%d dispatchers at N = %d: the solve costs N·R² = %.3g steps, more than %.0e (about 20 s)", len(m.Alpha), m.Servers, float64(m.Servers)*r*r, MaxWork)
 	}
 	if !param.Finite(m.Exchange) || m.Exchange < 0 {
 		return param.Errorf("Exchange", "ν = %v, want a finite number ≥ 0", m.Exchange)

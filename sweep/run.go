@@ -167,7 +167,7 @@ feed:
 // runTask runs one task and makes its record.
 func runTask(t *Task, exec func(*Task) (json.RawMessage, error)) *Record {
 	t0 := time.Now()
-	out, err := exec(t)
+	out, err := execSafely(t, exec)
 	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, Status: OK,
 		Seconds: time.Since(t0).Seconds(), Result: out}
 	if err != nil {
@@ -180,4 +180,15 @@ func runTask(t *Task, exec func(*Task) (json.RawMessage, error)) *Record {
 		}
 	}
 	return r
+}
+
+// execSafely runs exec, turning a panic (a bug in the command) into the
+// task's failure, so that one bad point does not end the sweep.
+func execSafely(t *Task, exec func(*Task) (json.RawMessage, error)) (out json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("internal error (a bug in fluid): %v", p)
+		}
+	}()
+	return exec(t)
 }

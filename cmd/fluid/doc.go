@@ -78,10 +78,15 @@ Every list flag (-k and --load of edge, --servers of jackson and
 meanfield, --alpha and --beta) reads the same grammar as sweep: lists,
 ranges A..B, A..B:STEP (the step must land on B) and A..B*FACTOR.
 
-Exit status: 0 on success, 2 for a mistake in the command line (an unknown
-flag, a value out of range: the message names the flag), 1 when a
-computation fails (the message gives the solver's status) or, for sweep,
-when a task failed; 130 for a sweep interrupted by Ctrl-C.
+Exit status: 0 on success; 2 for a mistake in the command line (an unknown
+flag, a value out of range or beyond a resource bound: the message names
+the flag and the bound, and nothing is computed); 1 when a computation
+fails or does not converge — a solve that ends without converging still
+writes its report, with status not_settled or not_converged and the values
+it reached, but never exits 0 with them shown as a limit — or, for sweep,
+when a task failed; 128 + the signal (130 for Ctrl-C) when interrupted:
+edge and sweep first print or keep what they finished; 70 for an internal
+error (a panic: a bug in fluid, printed with its stack).
 
 Units: time in mean service times; loads and rates per server.
 

@@ -28,6 +28,7 @@ type edgeOptions struct {
 	floor    float64
 	confirm  bool
 	workers  int
+	maxT     float64
 	json     bool
 	csv      bool
 }
@@ -77,6 +78,7 @@ logistic fit of the fraction that tipped, with its 95% interval.
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
 	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
+	f.Float64Var(&o.maxT, "max-period", staleboard.DefaultEdgeMaxPeriod, "largest refresh period T the search may visit, in mean service times (the map's cost grows like T^2.2; at most 1e6)")
 	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per entry; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Edge; schema in docs/schema/edge.json)")
@@ -124,38 +126,58 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	start := time.Now()
 	bar := newProgress(stderr, len(models), "edges")
 	var mu sync.Mutex
-	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, Progress: func(p staleboard.EdgeProgress) {
-		if p.Done != nil {
-			mu.Lock()
-			bar.add(1)
-			mu.Unlock()
-		}
-	}}
+	w := watchInterrupts(stderr, "the edge table")
+	defer w.stop()
+	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, MaxPeriod: o.maxT, Context: w.ctx,
+		Progress: func(p staleboard.EdgeProgress) {
+			if p.Done != nil {
+				mu.Lock()
+				bar.add(1)
+				mu.Unlock()
+			}
+		}}
 	results, err := staleboard.EdgeTable(models, set)
 	bar.done()
+	var halted error
 	if err != nil {
-		return paramUsage(err)
+		if w.caught() == nil {
+			return paramUsage(err)
+		}
+		done := 0
+		for _, r := range results {
+			if r != nil {
+				done++
+			}
+		}
+		halted = &stopped{w.caught(), fmt.Sprintf("%d of %d entries finished (printed)", done, len(models))}
 	}
 	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
 	for _, r := range results {
-		rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
+		if r != nil {
+			rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
+		}
 	}
-	if o.simulate {
+	if o.simulate && halted == nil {
 		if err := simulateEdges(stderr, rep, o); err != nil {
 			return err
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	if o.csv {
-		return writeCSVReport(stdout, rep, "rows")
+	switch {
+	case o.csv:
+		err = writeCSVReport(stdout, rep, "rows")
+	case o.json:
+		err = writeJSON(stdout, rep)
+	default:
+		err = writeEdgeTable(stdout, rep)
 	}
-	if o.json {
-		return writeJSON(stdout, rep)
+	if err != nil {
+		return err
 	}
-	return writeEdgeTable(stdout, rep)
+	return halted
 }
 
 // simulateEdges measures every finite-N edge of the report by simulation:

@@ -65,6 +65,7 @@ var paramFlags = map[string]string{
 	"K":              "-k",
 	"Load":           "--load",
 	"MaxIter":        "--iterations",
+	"MaxPeriod":      "--max-period",
 	"MaxQueue":       "--max-queue",
 	"Period":         "--period",
 	"Policy":         "--policy",

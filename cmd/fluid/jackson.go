@@ -67,6 +67,16 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 	if err != nil {
 		return err
 	}
+	// Every N is checked before any is solved.
+	for _, n := range ns {
+		err := (&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}).Validate()
+		if errors.Is(err, jackson.ErrNotProductForm) {
+			return usagef("--exchange %v: %v", o.exchange, err)
+		}
+		if err != nil {
+			return paramUsage(err)
+		}
+	}
 	// The limit also validates λ, α and β (naming the flag).
 	lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Blocking, Load: o.load, Alpha: o.alpha, Beta: o.beta}, nil)
 	if err != nil {

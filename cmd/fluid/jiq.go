@@ -120,6 +120,13 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 	if err != nil {
 		return err
 	}
+	if m.Scenario == jiq.Blocking {
+		for _, name := range []string{"imax", "tail-tol"} {
+			if flags.Changed(name) {
+				return usagef("--%s applies to the queueing scenario (the blocking scenario has no queues)", name)
+			}
+		}
+	}
 	w := cmd.OutOrStdout()
 	if o.trajectory {
 		return runJIQTrajectory(w, m, o)
@@ -375,7 +382,13 @@ func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 			} else {
 				row = append(row, num(p.RandomRate))
 			}
-			return cw.Write(row)
+			// Flushed row by row: output cut short by an error (or a
+			// signal) ends at a complete line.
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
 		}
 		flush = func(*jiq.TrajectoryResult) error {
 			cw.Flush()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/fluidlb/fluid/report"
 
 	"fmt"
@@ -132,11 +133,12 @@ func runMap(w io.Writer, o *mapOptions) error {
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
 	}
+	unsettled := notConverged(rep.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
 	if o.csv {
-		return writeCSVReport(w, rep, "phases")
+		return errors.Join(writeCSVReport(w, rep, "phases"), unsettled)
 	}
 	if o.json {
-		return writeJSON(w, rep)
+		return errors.Join(writeJSON(w, rep), unsettled)
 	}
 	var b strings.Builder
 	tallyNote := ""
@@ -186,5 +188,5 @@ func runMap(w io.Writer, o *mapOptions) error {
 		tw.Flush()
 	}
 	_, err = io.WriteString(w, b.String())
-	return err
+	return errors.Join(err, unsettled)
 }

@@ -56,6 +56,17 @@ func writeCSVReport(w io.Writer, rep any, rowsKey string) error {
 	return t.Write(w, "csv")
 }
 
+// notConverged is the error of a solve that ended without converging,
+// after its report (status not_settled or not_converged) was written: the
+// one rule for every command is that the report says what was reached,
+// and the exit status is 1, never 0 with a number shown as a limit.
+func notConverged(status, what string) error {
+	if status == "converged" {
+		return nil
+	}
+	return fmt.Errorf("%s (status %s)", what, status)
+}
+
 // exclusiveOutputs rejects --json with --csv.
 func exclusiveOutputs(json, csv bool) error {
 	if json && csv {

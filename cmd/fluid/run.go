@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -46,6 +47,18 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	root.AddCommand(cmds...)
 	useListGrammar(root)
 	root.AddCommand(newSweep(cmds), newVersion())
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "help shows the help of a command: fluid help edge is fluid edge --help.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return &usageError{err: fmt.Errorf("unknown help topic %q", strings.Join(args, " ")), cmd: c.CommandPath()}
+			}
+			return cmd.Help()
+		},
+	})
 	return root
 }
 

@@ -81,7 +81,8 @@ func TestJSONMatchesSchema(t *testing.T) {
 		}
 		args := append(append([]string(nil), c.args...), "--json")
 		out, _, err := fluid(t, args...)
-		if err != nil {
+		if err != nil && (out == "" || exitCode(err) != 1) {
+			// A solve that does not converge exits 1 after its report.
 			t.Errorf("%v: %v", args, err)
 			continue
 		}

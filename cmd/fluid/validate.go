@@ -65,6 +65,9 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
+	if o.seed == 0 {
+		return usagef("invalid --seed: 0, want ≥ 1 (0 stands for the default seed 1 in the library, so it would silently repeat seed 1)")
+	}
 	s := &validate.Settings{Quick: o.quick, Seed: o.seed}
 	if o.filter != "" {
 		re, err := regexp.Compile(o.filter)

@@ -4,7 +4,9 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -12,7 +14,9 @@ import (
 // GOMAXPROCS). Indices are handed out in the order given (nil: 0..n−1;
 // otherwise a permutation, e.g. the costliest first for better packing).
 // Every call runs; the error returned is that of the lowest index that
-// failed.
+// failed. A call that panics does not take the process down from its
+// goroutine: once every call has ended, For panics in the caller's
+// goroutine with a *workerPanic holding the value and the worker's stack.
 func For(n, workers int, order []int, f func(i int) error) error {
 	if n == 0 {
 		return nil
@@ -21,6 +25,7 @@ func For(n, workers int, order []int, f func(i int) error) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	errs := make([]error, n)
+	panics := make([]*workerPanic, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, n) {
@@ -28,7 +33,7 @@ func For(n, workers int, order []int, f func(i int) error) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = f(i)
+				errs[i] = call(f, i, &panics[i])
 			}
 		}()
 	}
@@ -41,10 +46,38 @@ func For(n, workers int, order []int, f func(i int) error) error {
 	}
 	close(next)
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			// A panic in a worker is a bug: raise it in the caller's
+			// goroutine (where a recover can catch it), with the worker's
+			// stack.
+			panic(p)
+		}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// workerPanic is a panic raised by f in a worker goroutine.
+type workerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *workerPanic) String() string {
+	return fmt.Sprintf("%v\n[worker goroutine]\n%s", p.value, p.stack)
+}
+
+// call runs f(i), catching a panic into *p.
+func call(f func(int) error, i int, p **workerPanic) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			*p = &workerPanic{value: v, stack: debug.Stack()}
+		}
+	}()
+	return f(i)
 }

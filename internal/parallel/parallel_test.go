@@ -39,3 +39,29 @@ func TestFor(t *testing.T) {
 		t.Error("empty run failed")
 	}
 }
+
+// A panic in a worker reaches the caller's goroutine, after every other
+// call has run.
+func TestForPanic(t *testing.T) {
+	ran := make([]bool, 8)
+	defer func() {
+		p := recover()
+		wp, ok := p.(*workerPanic)
+		if !ok || wp.value != "boom" || len(wp.stack) == 0 {
+			t.Fatalf("recovered %v", p)
+		}
+		for i, r := range ran {
+			if !r && i != 3 {
+				t.Errorf("call %d did not run", i)
+			}
+		}
+	}()
+	_ = For(8, 3, nil, func(i int) error {
+		if i == 3 {
+			panic("boom")
+		}
+		ran[i] = true
+		return nil
+	})
+	t.Fatal("no panic")
+}

@@ -11,6 +11,13 @@ const (
 	MaxD = spec.MaxSampled
 	// maxQueue bounds the count truncation.
 	maxQueue = 100_000
+	// MinLoad is the smallest load solved: below it the fixed point is the
+	// empty system to double precision and its spectrum is not computable.
+	MinLoad = 1e-6
+	// MaxPeriod bounds the refresh period of PeriodicUpdate: its cost
+	// grows like T^2.3 (about 30 s at T = 400 with exponential sizes,
+	// longer with H2 sizes).
+	MaxPeriod = 400
 )
 
 // Model is the N → ∞ mean field of best-of-d dispatching (JSQ(d)) on live
@@ -47,14 +54,23 @@ func (m *Model) Validate() error {
 	if m.D < 1 || m.D > MaxD {
 		return param.Errorf("D", "best of d = %d, want 1 ≤ d ≤ %d", m.D, MaxD)
 	}
-	if !param.Finite(m.Load) || m.Load <= 0 || m.Load >= 1 {
-		return param.Errorf("Load", "λ = %v, want 0 < λ < 1", m.Load)
+	if !param.Finite(m.Load) || m.Load < MinLoad || m.Load >= 1 {
+		return param.Errorf("Load", "λ = %v, want %v ≤ λ < 1", m.Load, MinLoad)
 	}
 	if !m.Discipline.Valid() {
 		return param.Errorf("Discipline", "unknown discipline %d", int(m.Discipline))
 	}
-	if _, err := scvOf(m.Sizes); err != nil {
+	scv, err := scvOf(m.Sizes)
+	if err != nil {
 		return err
+	}
+	if m.D == 1 {
+		// Random dispatch: each server is an M/G/1 queue whose count
+		// decays geometrically, about like (1 − 2(1−λ)/(1+c²))^n; the
+		// truncation needs the tail below 1e-13.
+		if need := 30 * (1 + scv) / 2 / (1 - m.Load); need > maxQueue {
+			return param.Errorf("Load", "λ = %v with d = 1 (random dispatch) needs about %.3g queue levels, more than %d: each server is an M/G/1 queue, E[T] = 1 + λ(1 + c²)/(2(1 − λ)) in closed form", m.Load, need, maxQueue)
+		}
 	}
 	if m.MaxQueue < 0 || (m.MaxQueue > 0 && m.MaxQueue < 2) || m.MaxQueue > maxQueue {
 		return param.Errorf("MaxQueue", "truncation %d, want 0 (automatic) or 2..%d", m.MaxQueue, maxQueue)

@@ -74,11 +74,11 @@ func (m *PeriodicUpdate) Validate() error {
 	if m.D < 0 || m.D > MaxD {
 		return param.Errorf("D", "best of d = %d, want 1..%d (or 0 for least loaded)", m.D, MaxD)
 	}
-	if !param.Finite(m.Load) || m.Load <= 0 || m.Load >= 1 {
-		return param.Errorf("Load", "λ = %v, want 0 < λ < 1", m.Load)
+	if !param.Finite(m.Load) || m.Load < MinLoad || m.Load >= 1 {
+		return param.Errorf("Load", "λ = %v, want %v ≤ λ < 1", m.Load, MinLoad)
 	}
-	if !param.Finite(m.Period) || m.Period <= 0 {
-		return param.Errorf("Period", "T = %v, want a finite refresh period > 0", m.Period)
+	if !param.Finite(m.Period) || m.Period < 0.01 || m.Period > MaxPeriod {
+		return param.Errorf("Period", "T = %v, want 0.01 ≤ T ≤ %v (the cost grows like T^2.3: about 30 s at T = 400)", m.Period, MaxPeriod)
 	}
 	if !m.Discipline.Valid() {
 		return param.Errorf("Discipline", "unknown discipline %d", int(m.Discipline))

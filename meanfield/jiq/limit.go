@@ -91,7 +91,8 @@ func Limit(m *Model, _ *LimitSettings) (*LimitResult, error) {
 }
 
 // zeroDelay tests α_r·λ ≤ β_r·λ + ν(1 − λ)/R for all r, with λ < 1. The
-// comparison allows rounding at the level of the input tolerance.
+// comparison allows rounding relative to the terms compared (an absolute
+// allowance would call every tiny load zero-blocking).
 func (m *Model) zeroDelay() bool {
 	if m.Load >= 1 {
 		return false
@@ -99,7 +100,7 @@ func (m *Model) zeroDelay() bool {
 	beta := m.beta()
 	R := float64(len(m.Alpha))
 	for r, a := range m.Alpha {
-		if a*m.Load > beta[r]*m.Load+m.Exchange*(1-m.Load)/R+1e-12 {
+		if in, out := a*m.Load, beta[r]*m.Load+m.Exchange*(1-m.Load)/R; in > out*(1+1e-12) {
 			return false
 		}
 	}

@@ -173,10 +173,13 @@ func (m *Model) stability(lim *LimitResult) Stability {
 		out.Eigenvalues = vals
 		out.Abscissa = real(vals[0])
 	}
+	// Margins relative to the dispatcher's demand α_r·λ: the verdict is
+	// the same at every load (an absolute test called every margin of a
+	// tiny load zero).
 	minMargin := math.Inf(1)
 	for r := range sys.R {
 		if lim.Empty[r] {
-			minMargin = math.Min(minMargin, out.Margins[r])
+			minMargin = math.Min(minMargin, out.Margins[r]/(m.Alpha[r]*m.Load))
 		}
 	}
 	switch {

@@ -17,9 +17,19 @@ type AttractorSettings struct {
 	// Tol is the ‖·‖₁ distance that counts as a return (a fixed point, or
 	// a cycle closing). Default 1e-10.
 	Tol float64
-	// MaxIter bounds the periods iterated. Default 3000.
+	// MaxIter bounds the periods iterated: 1..MaxAttractorIter. Default
+	// 3000.
 	MaxIter int
 }
+
+// Bounds of Attractor's work, checked before any: the periods iterated
+// (the classification keeps one number per period) and the longest queue
+// of the start (one evaluation costs the square of the board's support:
+// about a second at 10,000 levels).
+const (
+	MaxAttractorIter  = 100000
+	MaxAttractorStart = 10000
+)
 
 // AttractorResult is where plain iteration of the map settles.
 type AttractorResult struct {
@@ -172,8 +182,17 @@ func Attractor(m *Model, s *AttractorSettings) (*AttractorResult, error) {
 	if err := param.Positive("Tol", set.Tol); err != nil {
 		return nil, err
 	}
-	if set.MaxIter < 1 {
-		return nil, param.Errorf("MaxIter", "%d periods, want at least 1", set.MaxIter)
+	if set.MaxIter < 1 || set.MaxIter > MaxAttractorIter {
+		return nil, param.Errorf("MaxIter", "%d periods, want 1..%d", set.MaxIter, MaxAttractorIter)
+	}
+	if !(set.Tol <= 1e-2) || set.Tol < 1e-15 {
+		return nil, param.Errorf("Tol", "%v, want 1e-15 ≤ Tol ≤ 0.01 (a distance between probability distributions, at most 2)", set.Tol)
+	}
+	if m.Period > MaxAttractorPeriod {
+		return nil, param.Errorf("Period", "T = %v, want T ≤ %v for iterating the map (one period costs about T^2.2: a second at T = 5,000)", m.Period, MaxAttractorPeriod)
+	}
+	if s != nil && len(s.Start) > MaxAttractorStart+1 {
+		return nil, param.Errorf("Start", "queue lengths up to %d, want at most %d (one period costs the square of the longest queue)", len(s.Start)-1, MaxAttractorStart)
 	}
 	if set.Start == nil {
 		set.Start = []float64{1}

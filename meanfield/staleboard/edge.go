@@ -1,6 +1,7 @@
 package staleboard
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -37,6 +38,16 @@ type EdgeSettings struct {
 	// Progress, if not nil, is told of every fixed-point solve and of every
 	// finished entry. EdgeTable calls it from several goroutines at once.
 	Progress func(EdgeProgress)
+	// MaxPeriod bounds the refresh periods the search may visit, in T:
+	// the map's cost grows like T^2.2, so an edge whose search starts above
+	// it (λ close to 1: T* ≈ 0.9(k−2)/(1−λ)²) is refused before any work
+	// instead of running for hours. Default DefaultEdgeMaxPeriod; at most
+	// MaxPeriod.
+	MaxPeriod float64
+	// Context, if not nil, cancels the computation: every map evaluation
+	// checks it, and a cancelled entry ends with the context's error
+	// (EdgeTable still returns the entries finished before).
+	Context context.Context
 }
 
 // EdgeProgress is one step of an edge computation.
@@ -151,6 +162,10 @@ func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
 	return out[0], nil
 }
 
+// DefaultEdgeMaxPeriod is the default EdgeSettings.MaxPeriod: edges up to
+// λ = 0.98 at k = 5.
+const DefaultEdgeMaxPeriod = 20000
+
 // edgeSettings checks an edge's model (which takes no period), fills in
 // the settings' defaults and checks them.
 func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
@@ -176,6 +191,16 @@ func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
 	}
 	if !(set.Top > set.Floor) || !param.Finite(set.Top) {
 		return nil, param.Errorf("Top", "search range [%v, %v] in T(1−λ)² is empty", set.Floor, set.Top)
+	}
+	set.MaxPeriod = param.Or(set.MaxPeriod, DefaultEdgeMaxPeriod)
+	if !(set.MaxPeriod > 0) || set.MaxPeriod > MaxPeriod {
+		return nil, param.Errorf("MaxPeriod", "%v, want 0 < T ≤ %v", set.MaxPeriod, MaxPeriod)
+	}
+	if T := set.Floor / m.Scale(); T < MinPeriod {
+		return nil, param.Errorf("Floor", "%v is T = %.3g at λ = %v, want T ≥ %v mean service times", set.Floor, T, m.Load, MinPeriod)
+	}
+	if T := set.Top / m.Scale(); T > set.MaxPeriod {
+		return nil, param.Errorf("MaxPeriod", "the search for k = %d at λ = %v starts at T = %.4g, above the bound %v: the map's cost grows like T^2.2, so this edge takes hours (raise the bound to compute it anyway)", m.K, m.Load, T, set.MaxPeriod)
 	}
 	if !(set.RelTol > 0 && set.RelTol < 1) {
 		return nil, param.Errorf("RelTol", "%v, want a number in (0, 1)", set.RelTol)
@@ -245,6 +270,9 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 			}
 			f := &supportFunc{m: m}
 			return func(dst, x []float64) error {
+				if err := set.canceled(); err != nil {
+					return err
+				}
 				f.lost = 0
 				if err := f.eval(dst, x); err != nil {
 					return fmt.Errorf("%w: %v", fixedpoint.ErrDomain, err)
@@ -398,6 +426,13 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 // not depend on it either. Every model is validated before any work
 // starts.
 func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
+	// Every model first, so that a bad entry anywhere in the list is
+	// named before the settings' bounds are checked entry by entry.
+	for i := range models {
+		if err := models[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
 	sets := make([]*EdgeSettings, len(models))
 	for i := range models {
 		set, err := edgeSettings(&models[i], s)
@@ -440,10 +475,26 @@ func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
 	}
 	out := make([]*EdgeResult, len(models))
 	err := parallel.For(len(groups), workers, order, func(g int) error {
+		if err := sets[groups[g][0]].canceled(); err != nil {
+			return err
+		}
 		return edgeGroup(models, groups[g], sets[groups[g][0]], out)
 	})
 	if err != nil {
+		if s != nil && s.Context != nil && s.Context.Err() != nil {
+			// Cancelled: the entries finished before are kept; the others
+			// are nil.
+			return out, fmt.Errorf("staleboard: %w", s.Context.Err())
+		}
 		return nil, err
 	}
 	return out, nil
+}
+
+// canceled is the settings' context's error, if it is done.
+func (s *EdgeSettings) canceled() error {
+	if s.Context == nil {
+		return nil
+	}
+	return s.Context.Err()
 }

@@ -62,6 +62,9 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	var grid []point
 	escapes, evals := 0, 0
 	escapeAt := func(T float64, from []float64) (*Escape, error) {
+		if err := set.canceled(); err != nil {
+			return nil, err
+		}
 		m := base
 		m.Period = T
 		e, err := NewEscape(&m, from)

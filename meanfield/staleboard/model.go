@@ -96,6 +96,18 @@ func (m *Model) Validate() error {
 	return nil
 }
 
+// MinPeriod and MaxPeriod bound the refresh period of the map. Below
+// MinPeriod a period holds so few arrivals per server that the map's
+// quadrature loses the mean time in system (it falls below the mean size
+// 1 at T = 0.001); the cost of one evaluation grows like T^2.2 (a second
+// at T = 5,000 in the herd), so MaxPeriod bounds it, and Attractor, which
+// iterates thousands of periods, has the lower bound MaxAttractorPeriod.
+const (
+	MinPeriod          = 0.01
+	MaxPeriod          = 1e6
+	MaxAttractorPeriod = 5000
+)
+
 // validatePeriod is Validate plus Period > 0.
 func (m *Model) validatePeriod() error {
 	if err := m.Validate(); err != nil {
@@ -112,6 +124,9 @@ func (m *Model) validatePeriod() error {
 func (m *Model) validateMap() error {
 	if err := m.validatePeriod(); err != nil {
 		return err
+	}
+	if m.Period < MinPeriod || m.Period > MaxPeriod {
+		return param.Errorf("Period", "T = %v, want %v ≤ T ≤ %v mean service times (below, a period holds too few arrivals for the map's quadrature; above, one evaluation costs minutes)", m.Period, MinPeriod, MaxPeriod)
 	}
 	if m.Servers != 0 {
 		return param.Errorf("Servers", "N = %d: the refresh-period map is the N → ∞ limit; leave Servers 0", m.Servers)

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// watch cancels a context at the first SIGINT or SIGTERM, so a long
+// computation can stop and print what it finished; a second signal ends
+// the process at once (the handler steps aside after the first).
+type watch struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+	done   chan struct{}
+	mu     sync.Mutex
+	sig    os.Signal
+}
+
+// watchInterrupts starts a watch; what names the work in the message.
+func watchInterrupts(stderr io.Writer, what string) *watch {
+	w := &watch{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-w.sigs:
+			signal.Stop(w.sigs)
+			w.mu.Lock()
+			w.sig = sig
+			w.mu.Unlock()
+			fmt.Fprintf(stderr, "\nfluid: %v: stopping %s; finished results follow (again to stop at once)\n", sig, what)
+			w.cancel()
+		case <-w.done:
+		}
+	}()
+	return w
+}
+
+// stop releases the signal handler.
+func (w *watch) stop() {
+	signal.Stop(w.sigs)
+	close(w.done)
+	w.cancel()
+}
+
+// caught is the signal that arrived, or nil.
+func (w *watch) caught() os.Signal {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sig
+}
+
+// stopped ends a command interrupted by a signal after it printed its
+// finished results: exit status 128 + the signal (130 for Ctrl-C).
+type stopped struct {
+	sig  os.Signal
+	what string
+}
+
+func (e *stopped) Error() string {
+	return fmt.Sprintf("interrupted (%v): %s", e.sig, e.what)
+}
+
+func (e *stopped) ExitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}

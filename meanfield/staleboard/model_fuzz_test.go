@@ -1,0 +1,82 @@
+package staleboard
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/spec"
+)
+
+// Model.Validate on any input: it validates or returns a *param.Error
+// naming a field of Model, never panics; a model that validates is in
+// the documented ranges, and its map is built (NewMap: Period > 0,
+// Servers = 0) or refused with an error naming a field. Board, the
+// start's board distribution, is a distribution of Jobs+1 entries or an
+// error naming Start.
+func FuzzModelValidate(f *testing.F) {
+	f.Add(5, 0.9, 100.0, 0, 0, 0, 0)
+	f.Add(1, 0.5, 0.0, 1, 100, 2, 110)
+	f.Add(3, 0.95, 1e-300, 2, MaxServers, 3, 880)
+	f.Add(MaxK, 0.9999999999999999, 1e308, 0, 1, 1, 5)
+	f.Add(0, 0.9, 10.0, 0, 0, 4, 1)
+	f.Add(MaxK+1, 1.0, -1.0, 3, -1, 5, -1)
+	f.Add(-1<<63, math.NaN(), math.Inf(1), -1, MaxServers+1, -1, MaxStartJobs+1)
+	f.Add(2, 5e-324, math.Inf(-1), 1<<62, 1<<62, 1, MaxStartJobs)
+	f.Fuzz(func(t *testing.T, k int, load, period float64, tally, servers, startKind, jobs int) {
+		m := &Model{K: k, Load: load, Period: period, Tally: Tally(tally), Servers: servers}
+		err := m.Validate()
+		if err != nil {
+			namesField(t, err, Model{})
+		} else {
+			if m.K < 1 || m.K > MaxK || !(m.Load > 0 && m.Load < 1) || !param.Finite(m.Period) || m.Period < 0 ||
+				m.Tally < Own || m.Tally > Partitioned || m.Servers < 0 || m.Servers > MaxServers {
+				t.Fatalf("%+v validates", m)
+			}
+			if mk := m.MapK(); mk < 1 || mk > m.K {
+				t.Fatalf("%+v: map k %d", m, mk)
+			}
+			if s := m.Scale(); !(s > 0 && s < 1) {
+				t.Fatalf("%+v: scale %v", m, s)
+			}
+		}
+		mp, merr := NewMap(m)
+		switch {
+		case merr != nil:
+			namesField(t, merr, Model{})
+		case err != nil || m.Period <= 0 || m.Servers != 0 || mp.K != m.MapK():
+			t.Fatalf("NewMap(%+v) = %+v; Validate: %v", m, mp, err)
+		}
+		st := spec.Start{Kind: spec.StartKind(startKind), Jobs: jobs}
+		p, berr := Board(st)
+		if berr != nil {
+			var pe *param.Error
+			if !errors.As(berr, &pe) || pe.Param != "Start" {
+				t.Fatalf("Board(%+v): %v does not name Start", st, berr)
+			}
+			return
+		}
+		var sum float64
+		for _, x := range p {
+			sum += x
+		}
+		if len(p) != st.MaxJobs()+1 || math.Abs(sum-1) > 1e-9 {
+			t.Fatalf("Board(%+v): %d entries, mass %v", st, len(p), sum)
+		}
+	})
+}
+
+// namesField fails t unless err is a *param.Error naming a field of the
+// struct v.
+func namesField(t *testing.T, err error, v any) {
+	t.Helper()
+	var pe *param.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T) is not a *param.Error", err, err)
+	}
+	if _, ok := reflect.TypeOf(v).FieldByName(pe.Param); !ok {
+		t.Fatalf("error %v names %q, not a field of %T", err, pe.Param, v)
+	}
+}
