@@ -25,19 +25,20 @@
 // 0.80..0.95:0.05 holds 0.85, printed canonically (FormatFloat) as 0.85. A
 // flag takes at most MaxValues values. Words (policies, size laws) are comma
 // lists; a flag whose one value is itself a comma list (a vector: --alpha
-// 0.7,0.3) separates its values with ';'.
+// 0.7,0.3) separates its values with ';', each vector of at most MaxValues
+// entries and MaxEntries in all.
 //
 // # Grids and tasks
 //
 // A Grid is explicit points (from a YAML grid file, ParseGridFile: grids
 // that are not products, such as a list of (α, β) pairs) crossed with the
-// Cartesian product of Dims, at most MaxTasks tasks. Grid order takes the
-// points outermost, then the dimensions in order, the first varying
-// slowest. Every task has an ID derived from the command and its point
-// alone (TaskID: independent of flag order and of the grid around it),
-// and, for commands that take --seed, a seed derived from the sweep's seed
-// and the ID (TaskSeed), so that a point's result depends neither on
-// sharding nor on order.
+// Cartesian product of Dims, at most MaxTasks tasks whose command lines
+// total at most MaxArgBytes. Grid order takes the points outermost, then
+// the dimensions in order, the first varying slowest. Every task has an ID
+// derived from the command and its point alone (TaskID: independent of
+// flag order and of the grid around it), and, for commands that take
+// --seed, a seed derived from the sweep's seed and the ID (TaskSeed), so
+// that a point's result depends neither on sharding nor on order.
 //
 // # The store
 //

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -88,18 +89,31 @@ func (t *Table) WriteFile(path string) error {
 
 func (t *Table) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
+	write := func(rec []string) error {
+		if len(rec) == 1 && rec[0] == "" {
+			// One empty field would be an empty line, which readers skip:
+			// quote it.
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
+			}
+			_, err := io.WriteString(w, "\"\"\n")
+			return err
+		}
+		return cw.Write(rec)
+	}
 	rec := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		rec[i] = c.Name
 	}
-	if err := cw.Write(rec); err != nil {
+	if err := write(rec); err != nil {
 		return err
 	}
 	for _, row := range t.Rows {
 		for i, v := range row {
 			rec[i] = formatCell(v)
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := write(rec); err != nil {
 			return err
 		}
 	}
@@ -212,7 +226,10 @@ func ReadTable(path string) (*Table, error) {
 	case JSONL:
 		t, err = readJSONL(f)
 	default:
-		t, err = readParquet(f)
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil {
+			t, err = readParquet(f, st.Size())
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -338,16 +355,37 @@ func plain(v any) any {
 	return v
 }
 
-func readParquet(f *os.File) (*Table, error) {
-	st, err := f.Stat()
+// readParquet reads a Parquet table of size bytes from f. A corrupt file
+// is an error: the Parquet reader panics on some (a page index out of
+// bounds), and the panic is turned into the error.
+func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, fmt.Errorf("corrupt Parquet file: %v", p)
+		}
+	}()
+	// The file ends in the footer's length and PAR1: check that the
+	// footer fits the file before the Parquet reader allocates it (an
+	// 861-byte file could otherwise ask for 4 GB).
+	var tail [8]byte
+	if size < 12 {
+		return nil, errors.New("not a Parquet file (too short)")
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return nil, err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return nil, errors.New("not a Parquet file (it does not end in PAR1)")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return nil, fmt.Errorf("corrupt Parquet file: a footer of %d bytes in a file of %d", n, size)
+	}
+	// The rows are all it reads: no page index, no Bloom filters.
+	pf, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	t := &Table{}
+	t = &Table{}
 	for _, fl := range pf.Schema().Fields() {
 		if !fl.Leaf() || fl.Repeated() {
 			return nil, fmt.Errorf("column %q is not a flat column", fl.Name())
@@ -367,7 +405,7 @@ func readParquet(f *os.File) (*Table, error) {
 		}
 		t.Columns = append(t.Columns, TableColumn{Name: fl.Name(), Type: typ})
 	}
-	r := parquet.NewReader(f, pf.Schema())
+	r := parquet.NewReader(pf, pf.Schema()) // pf, not f: no second open (which panics on errors)
 	defer r.Close()
 	buf := make([]parquet.Row, 256)
 	for {

@@ -15,6 +15,11 @@ import (
 // MaxTasks bounds the tasks of one sweep.
 const MaxTasks = 100_000
 
+// MaxArgBytes bounds the length of the command lines of all the tasks of
+// one sweep together: without it a few bytes of grid (a vector of 10,000
+// entries crossed with 100,000 points) would ask for gigabytes.
+const MaxArgBytes = 128 << 20
+
 // Dim is one dimension of a product grid: a flag and the values it takes.
 type Dim struct {
 	Name   string
@@ -146,7 +151,8 @@ func (g *Grid) Columns() []Column {
 }
 
 // Size is the number of tasks (the product of the dimensions' sizes and
-// the number of explicit points), or an error above MaxTasks.
+// the number of explicit points), or an error above MaxTasks, or when the
+// tasks' command lines would total more than MaxArgBytes.
 func (g *Grid) Size() (int, error) {
 	n := max(1, len(g.Points))
 	var shape []string
@@ -166,6 +172,24 @@ func (g *Grid) Size() (int, error) {
 	}
 	if n > MaxTasks {
 		return 0, fmt.Errorf("sweep: the grid (%s) has more than %d tasks; at most %d per sweep", strings.Join(shape, " × "), MaxTasks, MaxTasks)
+	}
+	// Each value of a dimension (each explicit point) is in n/len of the
+	// tasks, as --name=text.
+	var bytes float64
+	arg := func(q Param) float64 { return float64(len(q.Name) + len("--=") + len(q.Value.text)) }
+	for _, p := range g.Points {
+		for _, q := range p {
+			bytes += float64(n/len(g.Points)) * arg(q)
+		}
+	}
+	for _, d := range g.Dims {
+		for _, v := range d.Values {
+			bytes += float64(n/len(d.Values)) * arg(Param{d.Name, v})
+		}
+	}
+	if bytes > MaxArgBytes {
+		return 0, fmt.Errorf("sweep: the grid (%s) gives %d tasks whose command lines total %.3g MB; at most %d MB per sweep (fewer or shorter values)",
+			strings.Join(shape, " × "), n, bytes/(1<<20), MaxArgBytes>>20)
 	}
 	return n, nil
 }

@@ -8,8 +8,13 @@ import (
 )
 
 // MaxValues bounds the values one flag (one dimension of a grid) may
-// expand to.
+// expand to, and the entries of one vector value.
 const MaxValues = 10_000
+
+// MaxEntries bounds the numbers in all the values of a list of vectors
+// (so that a short list of ranges cannot ask for MaxValues vectors of
+// MaxValues entries each).
+const MaxEntries = 100_000
 
 // Kind is what a flag holds: the type of a grid dimension.
 type Kind int
@@ -72,6 +77,7 @@ type Value struct {
 	f    float64
 	b    bool
 	vec  []float64
+	ivec []int64 // an IntVector's entries, exactly
 }
 
 // Kind is the value's kind.
@@ -141,6 +147,7 @@ func ParseList(flag string, kind Kind, s string) ([]Value, error) {
 	}
 	if kind.Vector() {
 		var out []Value
+		entries := 0
 		for _, item := range strings.Split(s, ";") {
 			v, err := parseVector(kind, strings.TrimSpace(item))
 			if err != nil {
@@ -149,6 +156,9 @@ func ParseList(flag string, kind Kind, s string) ([]Value, error) {
 			out = append(out, v)
 			if len(out) > MaxValues {
 				return nil, bad("more than %d values (at most %d per flag)", MaxValues, MaxValues)
+			}
+			if entries += len(v.vec); entries > MaxEntries {
+				return nil, bad("more than %d numbers in all (at most %d per flag)", MaxEntries, MaxEntries)
 			}
 		}
 		return out, nil
@@ -263,6 +273,7 @@ func parseVector(kind Kind, s string) (Value, error) {
 		return Value{}, fmt.Errorf("empty value")
 	}
 	var vec []float64
+	var ivec []int64
 	var texts []string
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
@@ -275,10 +286,13 @@ func parseVector(kind Kind, s string) (Value, error) {
 		}
 		for _, v := range vs {
 			vec = append(vec, v.Float())
+			if kind == IntVector {
+				ivec = append(ivec, v.i)
+			}
 			texts = append(texts, v.text)
 		}
 	}
-	return Value{kind: kind, text: strings.Join(texts, ","), vec: vec}, nil
+	return Value{kind: kind, text: strings.Join(texts, ","), vec: vec, ivec: ivec}, nil
 }
 
 // parseItem parses one comma-separated item: a value or a range, giving at
@@ -419,6 +433,9 @@ func floatRange(item, lo, hi, step string, op byte, room int) ([]Value, error) {
 	k := math.Round(n)
 	if math.Abs(n-k) > 1e-9 {
 		return nil, fmt.Errorf("range %q: step %s does not land on %s (%.6g steps from %s)", item, FormatFloat(s), FormatFloat(b), n, FormatFloat(a))
+	}
+	if k >= float64(room) { // n just below room rounds up to it: k+1 values
+		return nil, tooMany
 	}
 	d := max(da, db, ds)
 	for i := 0; i <= int(k); i++ {

@@ -153,39 +153,3 @@ func TestParseInts(t *testing.T) {
 		t.Errorf("%v %v", fs, err)
 	}
 }
-
-// FuzzParseList: the parser never panics, keeps its bounds, and its
-// values are canonical (they read back to themselves).
-func FuzzParseList(f *testing.F) {
-	for _, s := range []string{"5", "1,2,3", "2..10", "0.80..0.95:0.05", "10..100000*10", "1..10*1.5",
-		"0.7,0.3;0.6,0.4", "-1..1:0.5", "1e-3..5e-3:1e-3", "NaN", "1..", "..", "1..2:", "9223372036854775807",
-		"-9223372036854775808..9223372036854775807:9223372036854775807", "1..9223372036854775807*2", "jsqd:2,rr"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, k := range []Kind{Int, Float, Word, Bool, FloatVector, IntVector} {
-			vs, err := ParseList("f", k, s)
-			if err != nil {
-				if !strings.HasPrefix(err.Error(), "invalid --f ") {
-					t.Fatalf("%v %q: error %q does not name the flag", k, s, err)
-				}
-				continue
-			}
-			if len(vs) == 0 || len(vs) > MaxValues {
-				t.Fatalf("%v %q: %d values", k, s, len(vs))
-			}
-			for _, v := range vs {
-				if v.Kind() != k {
-					t.Fatalf("%v %q: value of kind %v", k, s, v.Kind())
-				}
-				if k == Float && (math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0)) {
-					t.Fatalf("%q: non-finite %v", s, v.Float())
-				}
-				again, err := ParseValue(k, v.String())
-				if err != nil || again.String() != v.String() {
-					t.Fatalf("%v %q: %q reads back as %q (%v)", k, s, v.String(), again.String(), err)
-				}
-			}
-		}
-	})
-}

@@ -144,11 +144,6 @@ type Results struct {
 // it). A trailing line without a newline is ignored; a complete line that
 // is not a record is an error.
 func (s *Sweep) Load(dir string) (*Results, error) {
-	res := &Results{Sweep: s, Records: map[string]*Record{}}
-	known := make(map[string]bool, len(s.Tasks))
-	for _, t := range s.Tasks {
-		known[t.ID] = true
-	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -160,24 +155,45 @@ func (s *Sweep) Load(dir string) (*Results, error) {
 		}
 	}
 	sort.Strings(names)
+	ld := s.newLoader()
 	for _, name := range names {
 		sh, _ := shardOfFile(name)
 		st := FileStat{Name: name, Shard: sh}
-		if err := readRecords(filepath.Join(dir, name), &st, func(r *Record) {
-			if !known[r.ID] {
-				st.Unknown++
-				return
-			}
-			if old, ok := res.Records[r.ID]; ok && old.Status == OK && r.Status != OK {
-				return
-			}
-			res.Records[r.ID] = r
-		}); err != nil {
+		if err := readRecords(filepath.Join(dir, name), &st, ld.add(&st)); err != nil {
 			return nil, err
 		}
-		res.Files = append(res.Files, st)
+		ld.res.Files = append(ld.res.Files, st)
 	}
-	return res, nil
+	return ld.res, nil
+}
+
+// loader gathers the records of a sweep's shard files into Results.
+type loader struct {
+	res   *Results
+	known map[string]bool // the sweep's task IDs
+}
+
+func (s *Sweep) newLoader() *loader {
+	known := make(map[string]bool, len(s.Tasks))
+	for _, t := range s.Tasks {
+		known[t.ID] = true
+	}
+	return &loader{res: &Results{Sweep: s, Records: map[string]*Record{}}, known: known}
+}
+
+// add returns the function that takes in each record of the file st
+// describes: a success wins over a failure, otherwise the last read.
+func (l *loader) add(st *FileStat) func(*Record) {
+	return func(r *Record) {
+		if !l.known[r.ID] {
+			st.Unknown++
+			return
+		}
+		if old, ok := l.res.Records[r.ID]; ok && old.Status == OK && r.Status != OK {
+			return
+		}
+		l.res.Records[r.ID] = r
+	}
 }
 
 func readRecords(path string, st *FileStat, f func(*Record)) error {
@@ -186,7 +202,13 @@ func readRecords(path string, st *FileStat, f func(*Record)) error {
 		return err
 	}
 	defer file.Close()
-	br := bufio.NewReaderSize(file, 1<<16)
+	return scanRecords(file, path, st, f)
+}
+
+// scanRecords reads the records of a shard file from r (path names it in
+// errors), counting them into st and handing each to f.
+func scanRecords(r io.Reader, path string, st *FileStat, f func(*Record)) error {
+	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {

@@ -190,15 +190,20 @@ func Open(dir string) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("sweep: %s: %v", path, err)
-	}
-	s, err := m.sweep()
+	s, err := decodeManifest(b)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %s: %v", path, err)
 	}
 	return s, nil
+}
+
+// decodeManifest rebuilds the sweep from the text of its manifest.
+func decodeManifest(b []byte) (*Sweep, error) {
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m.sweep()
 }
 
 // Start prepares dir for the sweep: it creates the directory and writes

@@ -130,7 +130,7 @@ func (r *Results) Table(o TableOptions) (*Table, error) {
 			for i := range width[q.Name] {
 				if i < len(q.Value.vec) {
 					if q.Value.kind == IntVector {
-						g = append(g, int64(q.Value.vec[i]))
+						g = append(g, q.Value.ivec[i]) // exact beyond 2⁵³
 					} else {
 						g = append(g, q.Value.vec[i])
 					}

@@ -62,6 +62,11 @@ func (m *Model) Validate() error {
 	if m.Scenario == Queueing && m.Load >= 1 {
 		return param.Errorf("Load", "λ = %v: the queueing scenario needs λ < 1 to be stable", m.Load)
 	}
+	if m.Scenario == Queueing && 1-m.Load < 1e-9 {
+		// The idle fraction 1 − λ is the tokens' mass: below 1e-9 it is
+		// rounding, and every pool looks empty.
+		return param.Errorf("Load", "λ = %v: the queueing scenario needs 1 − λ ≥ 1e-9 (the idle fraction that holds the tokens)", m.Load)
+	}
 	if err := param.Shares(m.Alpha, m.Beta); err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"reflect"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/fluidlb/fluid/internal/param"
@@ -96,7 +94,7 @@ func FuzzModelValidate(f *testing.F) {
 		if m.R() > 8 || m.Scenario == Queueing && (m.IMax < 1 || m.IMax > 60) {
 			return
 		}
-		lim, err := limitKnownBug(t, m)
+		lim, err := Limit(m, nil)
 		if err != nil {
 			namesField(t, err, Model{})
 			return
@@ -108,23 +106,3 @@ func FuzzModelValidate(f *testing.F) {
 	})
 }
 
-// limitKnownBug is Limit, skipping the known crasher instead of failing.
-// Known bug (issue 16, reported; meanfield/jiq is not the fuzz target's to
-// fix): in the queueing scenario at a load within rounding of 1 (every
-// token pool empty at the limit), the stability analysis indexes
-// nonEmpty[len(nonEmpty)-1] with no non-empty pool (stability.go,
-// smoothRegime): index out of range [-1]. Reproducer: Load
-// 0.9999999999999999, Alpha 0.4,0.3,0.3, Queueing;
-// testdata/fuzz/FuzzModelValidate/afc7c17164f0f273.
-func limitKnownBug(t *testing.T, m *Model) (lim *LimitResult, err error) {
-	t.Helper()
-	defer func() {
-		if p := recover(); p != nil {
-			if re, ok := p.(runtime.Error); ok && m.Scenario == Queueing && strings.Contains(re.Error(), "index out of range [-1]") {
-				t.Skipf("known bug: Limit(%+v) panics: %v", m, p)
-			}
-			panic(p)
-		}
-	}()
-	return Limit(m, nil)
-}

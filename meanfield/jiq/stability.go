@@ -114,6 +114,10 @@ func (m *Model) smoothRegime(lim *LimitResult) *smoothRegime {
 	// y₀ = 1 − Σ_{i≥1} y_i, and the last non-empty pool takes up
 	// Σ_r x_r = y₀. (At a queueing fixed point y₀ = 1 − λ > 0, so some
 	// pool is non-empty.)
+	if len(nonEmpty) == 0 {
+		// Every pool empty (λ within rounding of 1): no smooth regime.
+		return sr
+	}
 	last := sys.xoff + nonEmpty[len(nonEmpty)-1]
 	for i := 1; i <= sys.imax; i++ {
 		add(i, map[int]float64{i: 1, 0: -1, last: -1})
