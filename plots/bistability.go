@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/internal/parallel"
@@ -56,7 +55,14 @@ func NewBistabilityData(k int, load float64, n int, mp, sm []BistabilityPoint) (
 // last 100 periods when it does not settle), and simulates N = 100 servers
 // at a few T.
 func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
+	return computeBistabilityData(quick, seed, nil)
+}
+
+// Progress units: 65,536 simulated arrivals (about 0.02 s); a point of the
+// map weighs 150 (about 4 s).
+func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData, error) {
 	const k, load, n = 5, 0.9, 100
+	const mapWeight = 150
 	periods := logGrid(50, 3000, 16)
 	simT := []float64{150, 300, 600, 1100, 2000, 3000}
 	simPeriods := 16
@@ -65,10 +71,17 @@ func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
 		simT = []float64{300, 1100, 3000}
 		simPeriods = 8
 	}
+	const reps = 4
+	m.grow(mapWeight * len(periods))
+	for _, T := range simT {
+		per := int(load * n * T)
+		m.grow(2 * reps * (simPeriods + 2) * per / 0x10000)
+	}
 	mp := make([]BistabilityPoint, len(periods))
 	err := parallel.For(len(periods), 0, nil, func(i int) error {
 		var err error
 		mp[i], err = mapBistability(k, load, periods[i])
+		m.add(mapWeight)
 		return err
 	})
 	if err != nil {
@@ -80,7 +93,7 @@ func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
 		pt := BistabilityPoint{Period: T}
 		for j, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: int(0.1 * T)}} {
 			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: 4, Seed: seed + uint64(2*i+j)})
+				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Progress: m.arrivals()})
 			if err != nil {
 				return nil, err
 			}
@@ -124,19 +137,13 @@ func logGrid(a, b float64, n int) []float64 {
 // BistabilityFigure draws the mean time in system against T on log axes:
 // map curves and simulated points (95% intervals) from both starts.
 func BistabilityFigure(d *BistabilityData) (*Figure, error) {
-	p := newPlot(fmt.Sprintf("Bistability: k = %d dispatchers, λ = %g", d.K, d.Load),
+	p := newPlot(fmt.Sprintf("Bistability of the stale board: k = %d dispatchers, λ = %g", d.K, d.Load),
 		"refresh period T (service times)", "mean time in system (service times)")
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	logAxes(p, "xy")
+	lg := newLegend(1)
 	var ts, bal, herd []float64
 	for _, pt := range d.Map {
 		ts, bal, herd = append(ts, pt.Period), append(bal, pt.Balanced), append(herd, pt.Herd)
-	}
-	if _, err := addLine(p, "map, balanced start", 1, ts, bal); err != nil {
-		return nil, err
-	}
-	if _, err := addLine(p, "map, half-loaded start (B = 0.1·T)", 2, ts, herd); err != nil {
-		return nil, err
 	}
 	var st, sb, sbc, sh, shc []float64
 	for _, pt := range d.Sim {
@@ -144,22 +151,34 @@ func BistabilityFigure(d *BistabilityData) (*Figure, error) {
 		sb, sbc = append(sb, pt.Balanced), append(sbc, pt.BalancedCI)
 		sh, shc = append(sh, pt.Herd), append(shc, pt.HerdCI)
 	}
-	if len(st) > 0 {
-		if _, err := addPoints(p, fmt.Sprintf("simulation N = %d, balanced", d.N), 1, st, sb, sbc); err != nil {
+	for i, c := range []struct {
+		name       string
+		mp, sm, ci []float64
+	}{{"empty start", bal, sb, sbc}, {"half-loaded start", herd, sh, shc}} {
+		l, err := addLine(p, i+1, ts, c.mp)
+		if err != nil {
 			return nil, err
 		}
-		if _, err := addPoints(p, fmt.Sprintf("simulation N = %d, half-loaded", d.N), 2, st, sh, shc); err != nil {
-			return nil, err
+		lg.add("map, "+c.name, l)
+		if len(st) > 0 {
+			m, err := addPoints(p, i+1, st, c.sm, c.ci)
+			if err != nil {
+				return nil, err
+			}
+			lg.add(fmt.Sprintf("simulation N = %d, %s", d.N, c.name), m.thumbs()...)
 		}
 	}
-	if _, err := addLine(p, "0.40·T", 0, []float64{ts[0], ts[len(ts)-1]}, []float64{0.4 * ts[0], 0.4 * ts[len(ts)-1]}); err != nil {
+	ref, err := addLine(p, 0, []float64{ts[0], ts[len(ts)-1]}, []float64{0.4 * ts[0], 0.4 * ts[len(ts)-1]})
+	if err != nil {
 		return nil, err
 	}
-	top := 0.0
-	for _, pt := range d.Map {
-		top = max(top, pt.Herd, pt.Balanced)
-	}
-	p.Y.Max = 4 * top // room on the log axis for the legend
-	p.Legend.Left = true
-	return single("bistability", p, 20*vg.Centimeter, 14*vg.Centimeter), nil
+	ref.Width = vg.Points(1)
+	lg.add("herd: 0.40·T", ref)
+	lg.note("map: the refresh-period map (N → ∞)")
+	lg.note("half-loaded start: B = 0.1·T jobs")
+	lg.note("  on half the servers")
+	lg.note("simulation: 95% intervals")
+	pad(&p.X, 0.03)
+	pad(&p.Y, 0.03)
+	return single("bistability", panel{p: p, legend: lg}, 26*vg.Centimeter, 14*vg.Centimeter), nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 )
 
 // Settings control Make. The zero value computes full-quality data.
@@ -19,9 +20,66 @@ type Settings struct {
 	// DataDir, if set, caches each figure's data as NAME.json (quick:
 	// NAME.quick.json) there: the
 	// data is read from the file when it exists and written after it is
-	// computed otherwise, so figures re-render without recomputing.
+	// computed otherwise, so figures re-render without recomputing. A
+	// cached file that no longer passes the data's checks (written before
+	// the data gained a field, say) is recomputed and overwritten.
 	DataDir string
+	// Progress, if not nil, is told how far the computation of a figure's
+	// data has got: done of total units of work, the units being the
+	// figure's own (weighted to take about equal times; the total may grow
+	// as the computation learns its extent). Calls come one at a time, from
+	// the computing goroutines. Data read from the cache reports nothing.
+	Progress func(done, total int)
 }
+
+// meter passes a computation's progress on to Settings.Progress. A nil
+// meter counts nothing.
+type meter struct {
+	mu          sync.Mutex
+	report      func(done, total int)
+	done, total int
+}
+
+func newMeter(report func(done, total int)) *meter {
+	if report == nil {
+		return nil
+	}
+	return &meter{report: report}
+}
+
+// grow adds n units to the work to do.
+func (m *meter) grow(n int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.total += n
+	m.report(m.done, m.total)
+}
+
+// add counts n units done.
+func (m *meter) add(n int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.done = min(m.done+n, m.total)
+	m.report(m.done, m.total)
+}
+
+// arrivals is a sim.Config.Progress counting a unit per chunk of 65,536
+// simulated arrivals (nil for a nil meter).
+func (m *meter) arrivals() func(int64) {
+	if m == nil {
+		return nil
+	}
+	return func(n int64) { m.add(int(n / 0x10000)) }
+}
+
+// checker is data that can tell whether it is complete and drawable.
+type checker interface{ check() error }
 
 // entry is a figure of the catalogue: how to compute its data (of type D)
 // and how to draw it.
@@ -30,7 +88,7 @@ type entry struct {
 	make  func(s *Settings) (*Figure, error)
 }
 
-func figureOf[D any](name string, compute func(s *Settings) (*D, error), draw func(*D) (*Figure, error)) func(s *Settings) (*Figure, error) {
+func figureOf[D any](name string, compute func(s *Settings, m *meter) (*D, error), draw func(*D) (*Figure, error)) func(s *Settings) (*Figure, error) {
 	return func(s *Settings) (*Figure, error) {
 		var d *D
 		path := ""
@@ -47,13 +105,16 @@ func figureOf[D any](name string, compute func(s *Settings) (*D, error), draw fu
 				if err := json.Unmarshal(b, d); err != nil {
 					return nil, fmt.Errorf("plots: cached data %s: %w", path, err)
 				}
+				if c, ok := any(d).(checker); ok && c.check() != nil {
+					d = nil // stale: recompute
+				}
 			case !errors.Is(err, fs.ErrNotExist):
 				return nil, err
 			}
 		}
 		if d == nil {
 			var err error
-			if d, err = compute(s); err != nil {
+			if d, err = compute(s, newMeter(s.Progress)); err != nil {
 				return nil, err
 			}
 			if path != "" {
@@ -75,19 +136,21 @@ func figureOf[D any](name string, compute func(s *Settings) (*D, error), draw fu
 
 var catalogue = map[string]entry{
 	"edge": {"tipping-edge phase diagram of the stale board", figureOf("edge",
-		func(s *Settings) (*EdgeData, error) { return ComputeEdgeData(s.Quick, s.Seed) }, EdgeFigure)},
+		func(s *Settings, m *meter) (*EdgeData, error) { return computeEdgeData(s.Quick, s.Seed, m) }, EdgeFigure)},
 	"bistability": {"mean time in system against T from two starts (stale board)", figureOf("bistability",
-		func(s *Settings) (*BistabilityData, error) { return ComputeBistabilityData(s.Quick, s.Seed) }, BistabilityFigure)},
+		func(s *Settings, m *meter) (*BistabilityData, error) {
+			return computeBistabilityData(s.Quick, s.Seed, m)
+		}, BistabilityFigure)},
 	"jiq-blocking": {"exact JIQ blocking over α₁ and λ", figureOf("jiq-blocking",
-		func(s *Settings) (*BlockingMapData, error) { return ComputeBlockingMapData(s.Quick) }, BlockingMapFigure)},
+		func(s *Settings, m *meter) (*BlockingMapData, error) { return computeBlockingMapData(s.Quick, m) }, BlockingMapFigure)},
 	"jiq-trajectory": {"JIQ fluid trajectories with simulation", figureOf("jiq-trajectory",
-		func(s *Settings) (*TrajectoryData, error) { return ComputeTrajectoryData(s.Quick, s.Seed) }, TrajectoryFigure)},
+		func(s *Settings, m *meter) (*TrajectoryData, error) { return computeTrajectoryData(s.Quick, s.Seed, m) }, TrajectoryFigure)},
 	"exchange": {"limiting blocking and wait against the token exchange rate", figureOf("exchange",
-		func(*Settings) (*ExchangeData, error) { return ComputeExchangeData() }, ExchangeFigure)},
+		func(_ *Settings, m *meter) (*ExchangeData, error) { return computeExchangeData(m) }, ExchangeFigure)},
 	"finite-edge": {"probability of tipping within 100 periods, and the finite-N edge against N", figureOf("finite-edge",
-		func(s *Settings) (*FiniteEdgeData, error) { return ComputeFiniteEdgeData(s.Quick, s.Seed) }, FiniteEdgeFigure)},
-	"sizes": {"mean time in system against size spread and board age", figureOf("sizes",
-		func(s *Settings) (*SizesData, error) { return ComputeSizesData(s.Quick, s.Seed) }, SizesFigure)},
+		func(s *Settings, m *meter) (*FiniteEdgeData, error) { return computeFiniteEdgeData(s.Quick, s.Seed, m) }, FiniteEdgeFigure)},
+	"sizes": {"mean time in system against size spread and board age, theory and simulation", figureOf("sizes",
+		func(s *Settings, m *meter) (*SizesData, error) { return computeSizesData(s.Quick, s.Seed, m) }, SizesFigure)},
 }
 
 // Names lists the figures, sorted.

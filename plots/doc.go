@@ -17,5 +17,13 @@
 // Series are told apart by colour (Okabe–Ito's colour-blind-safe set),
 // dash pattern and marker together, so they survive greyscale printing; the
 // heat map uses a luminance-monotone palette (Moreland's extended black
-// body) for the same reason.
+// body) for the same reason, drawn as one image so that no seams show
+// between its cells. Theory is drawn as lines and simulation as markers
+// with their intervals; legends sit outside the data areas and show each
+// series' line and marker as drawn. Axes of whole numbers are labelled at
+// integers, log axes at 1, 2 and 5 times the powers of ten, and the ranges
+// are padded so that no marker touches an axis.
+//
+// Settings.Progress reports how far a figure's data computation has got
+// (fluid plot shows it as a progress bar).
 package plots

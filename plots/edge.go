@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 
@@ -67,6 +68,13 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 // instead of 1e-4 (invisible at the figure's scale) and leaves out the
 // slowest entries, λ = 0.95 with k > 6.
 func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
+	return computeEdgeData(quick, seed, nil)
+}
+
+// Progress units: an edge of the map weighs 1 at λ ≤ 0.9 and 10 at
+// λ = 0.95 (about 0.5 s and 5 s); a period of the simulated tipping curve
+// N/10 (about 5 s at N = 100).
+func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 	ks := []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
 	loads := []float64{0.8, 0.9, 0.95}
 	s := &staleboard.EdgeSettings{}
@@ -82,17 +90,34 @@ func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
 	if quick {
 		s.RelTol = 1e-3
 	}
-	res, err := staleboard.EdgeTable(models, s)
-	if err != nil {
-		return nil, err
-	}
 	ns := []int{100, 800}
 	if quick {
 		ns = ns[:1]
 	}
+	weight := func(l float64) int {
+		if l > 0.9 {
+			return 10
+		}
+		return 1
+	}
+	for _, md := range models {
+		m.grow(weight(md.Load))
+	}
+	for _, n := range ns {
+		m.grow(bracketPeriods * n / 10)
+	}
+	s.Progress = func(p staleboard.EdgeProgress) {
+		if p.Done != nil {
+			m.add(weight(p.Done.Load))
+		}
+	}
+	res, err := staleboard.EdgeTable(models, s)
+	if err != nil {
+		return nil, err
+	}
 	var brs []EdgeBracket
 	for _, n := range ns {
-		b, err := SimulateEdgeBracket(5, 0.9, n, quick, seed)
+		b, err := simulateEdgeBracket(5, 0.9, n, quick, seed, func() { m.add(n / 10) })
 		if err != nil {
 			return nil, err
 		}
@@ -107,6 +132,16 @@ func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
 // otherwise 16), and the logistic fit of the fraction that tipped (see
 // validate.SimulateTipCurve).
 func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*EdgeBracket, error) {
+	return simulateEdgeBracket(k, load, n, quick, seed, nil)
+}
+
+// bracketPeriods is the number of periods SimulateEdgeBracket simulates
+// (eight, and two refinements).
+const bracketPeriods = 10
+
+// simulateEdgeBracket is SimulateEdgeBracket, calling step (if not nil)
+// after each period.
+func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, step func()) (*EdgeBracket, error) {
 	reps := 16
 	if quick {
 		reps = 12
@@ -115,7 +150,11 @@ func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*
 	for i := range 8 {
 		grid = append(grid, 2.6+0.2*float64(i))
 	}
-	c, err := validate.SimulateTipCurve(k, load, n, &validate.TipCurveSettings{Scaled: grid, Refine: 2, Reps: reps, Horizon: 100, Seed: seed})
+	set := &validate.TipCurveSettings{Scaled: grid, Refine: bracketPeriods - len(grid), Reps: reps, Horizon: 100, Seed: seed}
+	if step != nil {
+		set.Progress = func(int, int) { step() }
+	}
+	c, err := validate.SimulateTipCurve(k, load, n, set)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +164,14 @@ func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*
 	return &EdgeBracket{K: k, Load: load, N: n, Horizon: 100, Edge: c.Edge, Lo: c.EdgeLo, Hi: c.EdgeHi}, nil
 }
 
-// EdgeFigure draws the phase diagram: T*(1−λ)² against k for each load,
-// the rule of thumb 0.9(k − 2), simulated brackets, and the regions.
+// EdgeFigure draws the phase diagram: T*(1−λ)² against k for each load
+// (the refresh-period map, N → ∞), the rule of thumb 0.9(k − 2),
+// simulated finite-N edges, and the regions.
 func EdgeFigure(d *EdgeData) (*Figure, error) {
-	p := newPlot("Tipping edge of the stale board with k dispatchers (refresh-period map)",
-		"dispatchers k", "T*·(1 − λ)²  (refresh period × (1 − λ)², service times)")
+	p := newPlot("Tipping edge of the stale board with k dispatchers",
+		"dispatchers k", "scaled tipping edge T*·(1 − λ)²  (service times)")
+	p.X.Tick.Marker = linTicks{integer: true}
+	lg := newLegend(1)
 	byLoad := map[float64][]EdgePoint{}
 	for _, pt := range d.Points {
 		byLoad[pt.Load] = append(byLoad[pt.Load], pt)
@@ -139,11 +181,11 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 		loads = append(loads, l)
 	}
 	sort.Float64s(loads)
-	kmax := 2.0
+	kmin, kmax := 2.0, 2.0
 	for i, l := range loads {
 		var xs, ys []float64
 		for _, pt := range byLoad[l] {
-			kmax = math.Max(kmax, float64(pt.K))
+			kmin, kmax = math.Min(kmin, float64(pt.K)), math.Max(kmax, float64(pt.K))
 			if pt.Found {
 				xs, ys = append(xs, float64(pt.K)), append(ys, pt.Scaled)
 			}
@@ -151,35 +193,58 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 		if len(xs) == 0 {
 			continue
 		}
-		if _, err := addLine(p, "", i+1, xs, ys); err != nil {
+		line, err := addLine(p, i+1, xs, ys)
+		if err != nil {
 			return nil, err
 		}
-		if _, err := addPoints(p, fmt.Sprintf("map, λ = %g", l), i+1, xs, ys, make([]float64, len(xs))); err != nil {
+		pts, err := addPoints(p, i+1, xs, ys, nil)
+		if err != nil {
 			return nil, err
 		}
+		lg.add(fmt.Sprintf("refresh-period map, λ = %g", l), line, pts)
 	}
 	// The reference line 0.9(k − 2).
-	if _, err := addLine(p, "0.9·(k − 2)", 0, []float64{2, kmax}, []float64{0, 0.9 * (kmax - 2)}); err != nil {
+	ref, err := addLine(p, 0, []float64{2, kmax}, []float64{0, 0.9 * (kmax - 2)})
+	if err != nil {
 		return nil, err
 	}
+	ref.Width = vg.Points(1)
+	lg.add("rule of thumb 0.9·(k − 2)", ref)
 	for j, b := range d.Sim {
-		x := float64(b.K) + 0.15*float64(j+1)
+		// Side by side at k, N = 100 left of N = 800, clear of the map's
+		// markers.
+		x := float64(b.K) + 0.2*(float64(j)-float64(len(d.Sim)-1)/2)
+		if len(d.Sim) == 1 {
+			x += 0.15
+		}
 		pts := newErrorPoints([]float64{x}, []float64{b.Edge}, nil)
 		pts.YErrors[0].Low, pts.YErrors[0].High = b.Edge-b.Lo, b.Hi-b.Edge
-		if err := addErrorPoints(p, fmt.Sprintf("simulated edge, N = %d, λ = %g (%d periods, 95%%)", b.N, b.Load, b.Horizon), 4+j, pts); err != nil {
+		m, err := addErrorPoints(p, 4+j, pts)
+		if err != nil {
 			return nil, err
 		}
+		m.Radius = vg.Points(3.5)
+		lg.add(fmt.Sprintf("simulation, N = %s, λ = %g", thousands(b.N), b.Load), m.thumbs()...)
+	}
+	lg.note("map: the N → ∞ limit")
+	if len(d.Sim) > 0 {
+		lg.note(fmt.Sprintf("simulation: P(tip within %d periods) = ½,", d.Sim[0].Horizon))
+		lg.note(fmt.Sprintf("  with its 95%% interval; set beside k = %d", d.Sim[0].K))
 	}
 	labels, err := plotter.NewLabels(plotter.XYLabels{
-		XYs:    plotter.XYs{{X: 6.2, Y: 1.2}, {X: 2.6, Y: 5.2}, {X: 2.05, Y: 0.25}},
-		Labels: []string{"herd only: the balanced state is gone", "bistable: balanced or herd", "k = 2: balanced only"},
+		XYs:    plotter.XYs{{X: 6.3, Y: 1.4}, {X: 2.9, Y: 5.6}, {X: kmin - 0.35, Y: 7.3}},
+		Labels: []string{"herd only: the balanced state is gone", "bistable: balanced or herd", "k = 2: no edge, balanced only"},
 	})
 	if err != nil {
 		return nil, err
 	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Color = color.Gray{Y: 70}
+	}
 	p.Add(labels)
-	p.X.Min, p.X.Max = 1.8, kmax+0.5
+	p.X.Min, p.X.Max = kmin-0.5, kmax+0.5
 	p.Y.Min = 0
-	p.Legend.Left = true
-	return single("edge", p, 20*vg.Centimeter, 14*vg.Centimeter), nil
+	pad(&p.Y, 0.02)
+	p.Y.Min = 0
+	return single("edge", panel{p: p, legend: lg}, 26*vg.Centimeter, 14*vg.Centimeter), nil
 }

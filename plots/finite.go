@@ -59,6 +59,12 @@ var publishedFinite = []struct {
 // serves every N), the theory's finite-N edge for N = 25 … 10,000, and
 // simulated tipping curves at N = 25 and 100 (and 800 unless quick).
 func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
+	return computeFiniteEdgeData(quick, seed, nil)
+}
+
+// Progress units (about a second each): the N = ∞ edge 1, a finite-N edge
+// 10, a period of the escape analysis 2, a simulated period N/12.
+func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, error) {
 	const k, load, horizon = 5, 0.9, 100
 	d := &FiniteEdgeData{K: k, Load: load, Horizon: horizon}
 	ns := []int{25, 50, 100, 200, 400, 800, 1600, 3200, 10000}
@@ -66,7 +72,23 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 	for _, n := range ns {
 		models = append(models, staleboard.Model{K: k, Load: load, Servers: n})
 	}
-	edges, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon})
+	curveN := []int{25, 100, 800}
+	if quick {
+		curveN = curveN[:2]
+	}
+	steps := 28
+	if quick {
+		steps = 14
+	}
+	m.grow(1 + 10*len(ns) + 2*steps)
+	for _, n := range curveN {
+		m.grow(tipPeriods * max(n/12, 1))
+	}
+	edges, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon, Progress: func(p staleboard.EdgeProgress) {
+		if p.Done != nil {
+			m.add(map[bool]int{true: 10, false: 1}[p.Done.Servers > 0])
+		}
+	}})
 	if err != nil {
 		return nil, err
 	}
@@ -77,16 +99,8 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 			d.EdgeN, d.Edge = append(d.EdgeN, r.Servers), append(d.Edge, r.Scaled)
 		}
 	}
-	curveN := []int{25, 100, 800}
-	if quick {
-		curveN = curveN[:2]
-	}
 	for _, n := range curveN {
 		d.Curves = append(d.Curves, TipCurveData{N: n})
-	}
-	steps := 28
-	if quick {
-		steps = 14
 	}
 	scale := (1 - load) * (1 - load)
 	var from []float64
@@ -99,6 +113,7 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 		if e.Balanced != nil {
 			from = e.Balanced
 		}
+		m.add(2)
 		for i := range d.Curves {
 			c := &d.Curves[i]
 			c.Scaled = append(c.Scaled, x)
@@ -115,7 +130,9 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 		for j := range 8 {
 			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
 		}
-		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Refine: 2, Reps: reps, Horizon: horizon, Seed: seed + uint64(1000*i)})
+		n := c.N
+		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
+			Horizon: horizon, Seed: seed + uint64(1000*i), Progress: func(int, int) { m.add(max(n/12, 1)) }})
 		if err != nil {
 			return nil, err
 		}
@@ -131,6 +148,10 @@ func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
 	}
 	return d, d.check()
 }
+
+// tipPeriods is the number of periods of a simulated tipping curve (a grid
+// of eight, and two refinements).
+const tipPeriods = 10
 
 // check rejects data the figure cannot draw.
 func (d *FiniteEdgeData) check() error {
@@ -159,67 +180,92 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	left := newPlot(fmt.Sprintf("Tipping within %d refresh periods, k = %d, λ = %g", d.Horizon, d.K, d.Load),
-		"refresh period T(1 − λ)²", "probability of tipping")
+	left := newPlot(fmt.Sprintf("Stale board, k = %d dispatchers, λ = %g: tipping within %d periods", d.K, d.Load, d.Horizon),
+		"scaled refresh period T·(1 − λ)²  (service times)", "probability of tipping")
+	ll := newLegend(2)
+	var simThumbs [][]plot.Thumbnailer
 	for i, c := range d.Curves {
-		if _, err := addLine(left, fmt.Sprintf("theory, N = %d", c.N), i+1, c.Scaled, c.Theory); err != nil {
+		l, err := addLine(left, i+1, c.Scaled, c.Theory)
+		if err != nil {
 			return nil, err
 		}
+		ll.add(fmt.Sprintf("theory, N = %s", thousands(c.N)), l)
 		pts := newErrorPoints(c.SimScaled, c.SimFraction, nil)
 		for j := range pts.YErrors {
 			pts.YErrors[j].Low, pts.YErrors[j].High = c.SimFraction[j]-c.SimLo[j], c.SimHi[j]-c.SimFraction[j]
 		}
-		if err := addErrorPoints(left, fmt.Sprintf("simulated, N = %d", c.N), i+1, pts); err != nil {
+		m, err := addErrorPoints(left, i+1, pts)
+		if err != nil {
 			return nil, err
 		}
+		simThumbs = append(simThumbs, m.thumbs())
 	}
-	if _, err := addLine(left, "N = ∞ edge", 0, []float64{d.Infinite, d.Infinite}, []float64{0, 1}); err != nil {
+	inf, err := addLine(left, 0, []float64{d.Infinite, d.Infinite}, []float64{0, 1})
+	if err != nil {
 		return nil, err
 	}
-	left.Y.Min, left.Y.Max = -0.02, 1.02
-	left.Legend.Left = false
-	left.Legend.Top = true
+	inf.Width = vg.Points(1)
+	ll.add("N = ∞ edge", inf)
+	for i, c := range d.Curves {
+		ll.add(fmt.Sprintf("simulation, N = %s", thousands(c.N)), simThumbs[i]...)
+	}
+	ll.note("theory: escape analysis of the refresh-period map; simulation: fraction of runs tipped, 95% interval")
+	left.Y.Min, left.Y.Max = 0, 1
+	pad(&left.X, 0.02)
+	pad(&left.Y, 0.04)
 
-	right := newPlot("Finite-N edge", "servers N", "edge T*(N)(1 − λ)²")
-	right.X.Scale = plot.LogScale{}
-	right.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	right := newPlot(fmt.Sprintf("Finite-N edge: where P(tip within %d periods) = ½", d.Horizon), "servers N", "scaled edge T*(N)·(1 − λ)²  (service times)")
+	logAxes(right, "x")
+	rl := newLegend(2)
 	var ns []float64
 	for _, n := range d.EdgeN {
 		ns = append(ns, float64(n))
 	}
-	if _, err := addLine(right, "theory", 1, ns, d.Edge); err != nil {
+	tl, err := addLine(right, 1, ns, d.Edge)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := addPoints(right, "", 1, ns, d.Edge, nil); err != nil {
+	tm, err := addPoints(right, 1, ns, d.Edge, nil)
+	if err != nil {
 		return nil, err
 	}
-	pub := &errorPoints{}
-	for _, p := range publishedFinite {
-		pub.XYs = append(pub.XYs, plotter.XY{X: float64(p.N), Y: 0.5 * (p.Lo + p.Hi)})
-		pub.YErrors = append(pub.YErrors, struct{ Low, High float64 }{0.5 * (p.Hi - p.Lo), 0.5 * (p.Hi - p.Lo)})
-	}
-	if err := addErrorPoints(right, "published simulations", 3, pub); err != nil {
-		return nil, err
-	}
-	sim := &errorPoints{}
-	for _, c := range d.Curves {
-		if c.SimEdge != nil {
-			sim.XYs = append(sim.XYs, plotter.XY{X: float64(c.N) * 1.08, Y: *c.SimEdge})
-			sim.YErrors = append(sim.YErrors, struct{ Low, High float64 }{*c.SimEdge - *c.SimEdgeLo, *c.SimEdgeHi - *c.SimEdge})
-		}
-	}
-	if len(sim.XYs) > 0 {
-		if err := addErrorPoints(right, fmt.Sprintf("simulated (%d periods, 95%%)", d.Horizon), 2, sim); err != nil {
-			return nil, err
-		}
-	}
+	rl.add("theory", tl, tm)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, n := range ns {
 		lo, hi = math.Min(lo, n), math.Max(hi, n)
 	}
-	if _, err := addLine(right, "N = ∞", 0, []float64{lo / 1.3, hi * 1.3}, []float64{d.Infinite, d.Infinite}); err != nil {
+	il, err := addLine(right, 0, []float64{lo / 1.5, hi * 1.5}, []float64{d.Infinite, d.Infinite})
+	if err != nil {
 		return nil, err
 	}
-	right.X.Min, right.X.Max = lo/1.3, hi*1.3
-	return sideBySide("finite-edge", 30*vg.Centimeter, 12*vg.Centimeter, left, right), nil
+	il.Width = vg.Points(1)
+	rl.add("N = ∞ edge", il)
+	sim := &errorPoints{}
+	for _, c := range d.Curves {
+		if c.SimEdge != nil {
+			sim.XYs = append(sim.XYs, plotter.XY{X: float64(c.N) * 1.1, Y: *c.SimEdge})
+			sim.YErrors = append(sim.YErrors, struct{ Low, High float64 }{*c.SimEdge - *c.SimEdgeLo, *c.SimEdgeHi - *c.SimEdge})
+		}
+	}
+	if len(sim.XYs) > 0 {
+		m, err := addErrorPoints(right, 2, sim)
+		if err != nil {
+			return nil, err
+		}
+		rl.add("simulation, 95% interval", m.thumbs()...)
+	}
+	pub := &errorPoints{}
+	for _, p := range publishedFinite {
+		pub.XYs = append(pub.XYs, plotter.XY{X: float64(p.N) / 1.1, Y: 0.5 * (p.Lo + p.Hi)})
+		pub.YErrors = append(pub.YErrors, struct{ Low, High float64 }{0.5 * (p.Hi - p.Lo), 0.5 * (p.Hi - p.Lo)})
+	}
+	m, err := addErrorPoints(right, 3, pub)
+	if err != nil {
+		return nil, err
+	}
+	rl.add("published simulations", m.thumbs()...)
+	rl.note("simulated points set beside their N")
+	right.X.Min, right.X.Max = lo/1.5, hi*1.5
+	pad(&right.Y, 0.04)
+	return sideBySide("finite-edge", 34*vg.Centimeter, 14*vg.Centimeter, panel{p: left, legend: ll, below: true}, panel{p: right, legend: rl, below: true}), nil
 }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -47,6 +48,11 @@ func NewBlockingMapData(n int, alpha1, load []float64, b [][]float64) (*Blocking
 // ComputeBlockingMapData solves the closed Jackson network (package jackson) at
 // N = 100,000 (quick: 10,000) on a grid α₁ ∈ [0.5, 0.99], λ ∈ [0.05, 2.5].
 func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
+	return computeBlockingMapData(quick, nil)
+}
+
+// Progress units: a row of the grid.
+func computeBlockingMapData(quick bool, m *meter) (*BlockingMapData, error) {
 	n, na, nl := 100_000, 50, 50
 	if quick {
 		n, na, nl = 10_000, 25, 25
@@ -60,7 +66,9 @@ func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 		load[i] = 0.05 + 2.45*float64(i)/float64(nl-1)
 	}
 	b := make([][]float64, nl)
+	m.grow(nl)
 	err := parallel.For(nl, 0, nil, func(r int) error {
+		defer m.add(1)
 		b[r] = make([]float64, na)
 		for c, a := range alpha1 {
 			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}}, nil)
@@ -78,29 +86,39 @@ func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
 }
 
 // BlockingMapFigure draws the heat map (through HeatMapFigure's path,
-// colours spanning blocking 0 to 1) with the crossover curve 2α₂ = 1/λ
-// (Theorem 1: left of it the least-loaded dispatcher's tokens decide the
-// blocking, right of it the overload).
+// colours spanning blocking 0 to 1) with the crossover curve 2α₂ = 1/λ of
+// the N → ∞ limit B = max{1 − 2α₂, 1 − 1/λ} (Theorem 1): above the curve
+// the overload sets the blocking, below it the arrival shares.
 func BlockingMapFigure(d *BlockingMapData) (*Figure, error) {
 	hm := &HeatMapData{XName: "alpha.1", YName: "load", ZName: "blocking", X: d.Alpha1, Y: d.Load, Z: d.Blocking}
-	f, err := heatMapFigure(hm, fmt.Sprintf("JIQ blocking, exact at N = %d (R = 2 dispatchers)", d.N), 0, 1)
+	h, err := newHeatMap(hm, fmt.Sprintf("Blocking of JIQ with R = 2 dispatchers, exact at N = %s servers", thousands(d.N)), 0, 1)
 	if err != nil {
 		return nil, err
 	}
-	f.Name = "jiq-blocking"
-	p := f.Plots[0]
+	p := h.p
 	p.X.Label.Text = "arrival share of the busier dispatcher α₁"
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
 	// Crossover 2α₂ = 1/λ, i.e. α₁ = 1 − 1/(2λ), for λ ≥ 1.
 	var xs, ys []float64
 	for l := 1.0; l <= d.Load[len(d.Load)-1]+1e-9; l += 0.01 {
 		xs, ys = append(xs, 1-1/(2*l)), append(ys, l)
 	}
-	if _, err := addLine(p, "crossover 2α₂ = 1/λ", 5, xs, ys); err != nil {
+	// White dashes on a black line: visible on every colour of the map.
+	under, err := addLine(p, 0, xs, ys)
+	if err != nil {
 		return nil, err
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	f.Plots[1].Y.Label.Text = "blocking probability"
-	return f, nil
+	under.Width = vg.Points(2.6)
+	line, err := addLine(p, 0, xs, ys)
+	if err != nil {
+		return nil, err
+	}
+	line.Color, line.Width, line.Dashes = color.White, vg.Points(1.4), []vg.Length{vg.Points(5), vg.Points(3)}
+	h.legend = newLegend(1)
+	h.legend.add("crossover 2α₂ = 1/λ of the N → ∞ limit: blocking 1 − 1/λ above it, 1 − 2α₂ below", under, line)
+	h.bar.Y.Label.Text = "blocking probability"
+	return h.figure("jiq-blocking"), nil
 }
 
 // TrajectoryData is a JIQ fluid trajectory with simulated ones (as in
@@ -125,18 +143,25 @@ type TrajectoryData struct {
 // (0.7, 0.3) from x = (0, ½, ½) — a case with a closed-form trajectory —
 // and simulates N = 1,000 servers (40 replications; quick: 10).
 func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
+	return computeTrajectoryData(quick, seed, nil)
+}
+
+// Progress units: the fluid trajectory, then the simulation (a unit per
+// replication).
+func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, error) {
 	d := &TrajectoryData{Load: 0.5, Alpha: []float64{0.7, 0.3}, N: 1000, Reps: 40}
 	if quick {
 		d.Reps = 10
 	}
 	const until = 10.0
-	m := &jiq.Model{Load: d.Load, Alpha: d.Alpha}
-	start := m.DefaultStart()
+	m.grow(1 + d.Reps)
+	model := &jiq.Model{Load: d.Load, Alpha: d.Alpha}
+	start := model.DefaultStart()
 	var ft []float64
 	for i := range 201 {
 		ft = append(ft, until*float64(i)/200)
 	}
-	tr, err := jiq.Trajectory(m, &jiq.TrajectorySettings{Start: &start, Until: until, Times: ft, Output: func(p *jiq.Point) error {
+	tr, err := jiq.Trajectory(model, &jiq.TrajectorySettings{Start: &start, Until: until, Times: ft, Output: func(p *jiq.Point) error {
 		d.FluidT = append(d.FluidT, p.T)
 		d.Fluid[0] = append(d.Fluid[0], p.Busy)
 		d.Fluid[1] = append(d.Fluid[1], p.Tokens[0])
@@ -149,6 +174,7 @@ func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 	if tr.Status != solver.Converged {
 		return nil, fmt.Errorf("plots: fluid trajectory: %v", tr.Status)
 	}
+	m.add(1)
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
@@ -157,6 +183,7 @@ func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.add(d.Reps)
 	for j, pt := range res.Trajectory {
 		vals := [3]float64{pt.Busy.Mean, pt.Tokens[0].Mean, pt.Tokens[1].Mean}
 		for q := range 3 {
@@ -181,27 +208,27 @@ func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
 // TrajectoryFigure draws the fluid x₀, x₁, x₂ against time, with the
 // simulated means and a band of one standard deviation.
 func TrajectoryFigure(d *TrajectoryData) (*Figure, error) {
-	p := newPlot(fmt.Sprintf("JIQ blocking: fluid limit and N = %d simulation (λ = %g, α = %v)", d.N, d.Load, d.Alpha),
+	p := newPlot(fmt.Sprintf("JIQ with blocking, R = 2 dispatchers, λ = %g, α = %s: from the empty system", d.Load, vector(d.Alpha)),
 		"time t (service times)", "fraction of servers")
-	names := []string{"x₀ busy servers", "x₁ tokens at dispatcher 1", "x₂ tokens at dispatcher 2"}
+	lg := newLegend(1)
+	names := []string{"x₀: busy servers", "x₁: tokens at dispatcher 1", "x₂: tokens at dispatcher 2"}
 	for q := range 3 {
-		if _, err := addLine(p, "fluid "+names[q], q+1, d.FluidT, d.Fluid[q]); err != nil {
+		l, err := addLine(p, q+1, d.FluidT, d.Fluid[q])
+		if err != nil {
 			return nil, err
 		}
-		if _, err := addPoints(p, "", q+1, d.SimT, d.Sim[q], d.Spread[q]); err != nil {
+		m, err := addPoints(p, q+1, d.SimT, d.Sim[q], d.Spread[q])
+		if err != nil {
 			return nil, err
 		}
+		lg.add(names[q], append([]plot.Thumbnailer{l}, m.thumbs()...)...)
 	}
-	// A legend entry for the simulated points (a thumbnail only).
-	thumb, err := plotter.NewScatter(plotter.XYs{{}})
-	if err != nil {
-		return nil, err
-	}
-	styleScatter(thumb, 0)
-	p.Legend.Add(fmt.Sprintf("simulation: mean ± 1 sd over %d runs", d.Reps), thumb)
-	p.Y.Min, p.Y.Max = 0, 1 // room for the legend above the curves
-	p.Legend.Top, p.Legend.Left = true, false
-	return single("jiq-trajectory", p, 20*vg.Centimeter, 14*vg.Centimeter), nil
+	lg.note("lines: fluid limit (N → ∞)")
+	lg.note(fmt.Sprintf("markers: simulation, N = %s servers:", thousands(d.N)))
+	lg.note(fmt.Sprintf("  mean of %d runs ± 1 sd of one run", d.Reps))
+	pad(&p.X, 0.015)
+	pad(&p.Y, 0.03)
+	return single("jiq-trajectory", panel{p: p, legend: lg}, 26*vg.Centimeter, 14*vg.Centimeter), nil
 }
 
 // ExchangeData is the N → ∞ blocking and mean wait against the token
@@ -217,9 +244,14 @@ type ExchangeData struct {
 
 // ComputeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
 // α = (0.7, 0.3) over ν ∈ [0, 6].
-func ComputeExchangeData() (*ExchangeData, error) {
+func ComputeExchangeData() (*ExchangeData, error) { return computeExchangeData(nil) }
+
+// Progress units: a value of ν.
+func computeExchangeData(m *meter) (*ExchangeData, error) {
 	d := &ExchangeData{Load: 0.9, Alpha: []float64{0.7, 0.3}}
+	m.grow(121)
 	for i := 0; i <= 120; i++ {
+		m.add(1)
 		nu := 0.05 * float64(i)
 		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
 		if err != nil {
@@ -243,26 +275,37 @@ func ComputeExchangeData() (*ExchangeData, error) {
 // ExchangeFigure draws the limiting blocking (blocking scenario) and mean
 // wait (queueing scenario) against ν, with ν* marked.
 func ExchangeFigure(d *ExchangeData) (*Figure, error) {
-	title := fmt.Sprintf("Token exchange (λ = %g, α = %v): N → ∞", d.Load, d.Alpha)
-	pb := newPlot(title, "token exchange rate ν (per token per service time)", "blocking probability")
-	pw := newPlot("", "token exchange rate ν (per token per service time)", "mean wait E[W] (service times)")
+	pb := newPlot(fmt.Sprintf("JIQ with token exchange, N → ∞, λ = %g, α = %s: blocking scenario", d.Load, vector(d.Alpha)),
+		"token exchange rate ν (per token per service time)", "blocking probability")
+	pw := newPlot("queueing scenario", "token exchange rate ν (per token per service time)", "mean wait E[W] (service times)")
 	for i, c := range []struct {
 		p    *plot.Plot
 		y    []float64
-		name string
-	}{{pb, d.Blocking, "blocking scenario"}, {pw, d.MeanWait, "queueing scenario"}} {
-		if _, err := addLine(c.p, c.name, i+1, d.Nu, c.y); err != nil {
+		zero string
+	}{{pb, d.Blocking, "no blocking"}, {pw, d.MeanWait, "no wait"}} {
+		curve, err := addLine(c.p, i+1, d.Nu, c.y)
+		if err != nil {
 			return nil, err
 		}
+		curve.Dashes, curve.Width = nil, vg.Points(2)
 		top := 0.0
 		for _, v := range c.y {
 			top = math.Max(top, v)
 		}
-		if _, err := addLine(c.p, fmt.Sprintf("ν* = %.3g", d.NuStar), 0, []float64{d.NuStar, d.NuStar}, []float64{0, top}); err != nil {
+		mark, err := addLine(c.p, 0, []float64{d.NuStar, d.NuStar}, []float64{0, 1.04 * top})
+		if err != nil {
 			return nil, err
 		}
+		mark.Width, mark.Dashes = vg.Points(1), dashes[2]
+		label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: d.NuStar, Y: 0.9 * top}},
+			Labels: []string{fmt.Sprintf("  ν* = %.3g: %s from here on", d.NuStar, c.zero)}})
+		if err != nil {
+			return nil, err
+		}
+		c.p.Add(label)
 		c.p.Y.Min = 0
-		c.p.Legend.Left = false
+		pad(&c.p.X, 0.01)
+		pad(&c.p.Y, 0.03)
 	}
 	return stacked("exchange", 18*vg.Centimeter, 18*vg.Centimeter, pb, pw), nil
 }

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/jackson"
+	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/spec"
 )
 
 // renders checks that a figure has a title and axis labels on its first
@@ -96,7 +98,7 @@ func TestBistabilityFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renders(t, f, "map, balanced start", "simulation N = 100, half-loaded")
+	renders(t, f, "map, empty start", "simulation N = 100, half-loaded start", "0.40·T")
 	if _, err := NewBistabilityData(5, 0.9, 100, []BistabilityPoint{{Period: 1, Balanced: math.Inf(1), Herd: 1}}, nil); err == nil {
 		t.Error("Inf accepted")
 	}
@@ -133,6 +135,14 @@ func TestBlockingMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	renders(t, f, "crossover", "blocking probability")
+	// The colour bar says what the colours are once: a label, no title.
+	var svg bytes.Buffer
+	if err := f.WriteTo(&svg, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(svg.String(), ">blocking"); n != 1 {
+		t.Errorf("the SVG shows \"blocking…\" %d times, want once (the colour bar's label)", n)
+	}
 	if _, err := NewBlockingMapData(10, []float64{0.5}, []float64{1}, [][]float64{{math.NaN()}}); err == nil {
 		t.Error("NaN cell accepted")
 	}
@@ -165,7 +175,7 @@ func TestTrajectoryFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renders(t, f, "fluid x", "simulation: mean ± 1 sd")
+	renders(t, f, "x₀: busy servers", "fluid limit", "simulation, N = 1,000")
 }
 
 // Token exchange: blocking 0.4 without exchange (Theorem 1), ν* = 3.6,
@@ -192,12 +202,102 @@ func TestExchangeFigure(t *testing.T) {
 	renders(t, f, "blocking scenario", "queueing scenario", "ν* = 3.6")
 }
 
+// The theory curves of the size figure are the solvers' numbers: best of
+// two under PS is 2.614 for every SCV (the mean field is insensitive), under
+// FCFS 4.16, 6.75 and 14.79 at SCV 4, 10 and 30; random dispatch is the
+// M/G/1 queue, 10 under PS and Pollaczek–Khinchine under FCFS, which the
+// mean field with d = 1 reproduces; least loaded is 1.
+func TestSizesTheory(t *testing.T) {
+	scvs := []float64{1, 4, 10, 30}
+	th, err := SizeTheoryBySCV(0.9, scvs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{
+		"jsqd:2/fcfs": {2.6141, 4.1629, 6.7513, 14.7937},
+		"jsqd:2/ps":   {2.6141, 2.6141, 2.6141, 2.6141},
+		"random/fcfs": {10, 23.5, 50.5, 140.5},
+		"random/ps":   {10, 10, 10, 10},
+		"jsq/fcfs":    {1, 1, 1, 1},
+		"jsq/ps":      {1, 1, 1, 1},
+	}
+	if len(th) != len(want) {
+		t.Fatalf("%d theory curves, want %d", len(th), len(want))
+	}
+	for _, c := range th {
+		w, ok := want[c.Policy+"/"+c.Discipline]
+		if !ok {
+			t.Errorf("unexpected curve %s/%s", c.Policy, c.Discipline)
+			continue
+		}
+		for i, x := range c.X {
+			if x != scvs[i] || math.Abs(c.Mean[i]-w[i]) > 1e-4*w[i] {
+				t.Errorf("%s/%s at SCV %v: %v, want %v", c.Policy, c.Discipline, x, c.Mean[i], w[i])
+			}
+		}
+		if c.Source == "" {
+			t.Errorf("%s/%s: no source", c.Policy, c.Discipline)
+		}
+	}
+	// The closed forms of random dispatch against the mean field with
+	// d = 1 (where it is quick: with H2 sizes under PS it takes a minute),
+	// and best of two against bestofd.FixedPoint.
+	for _, c := range th {
+		d := map[string]int{"random": 1, "jsqd:2": 2}[c.Policy]
+		if d == 0 {
+			continue
+		}
+		disc, err := spec.ParseDiscipline(c.Discipline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range c.X[:3] {
+			if d == 1 && (x == 4 || (x > 1 && disc == spec.PS)) {
+				continue
+			}
+			fp, err := bestofd.FixedPoint(&bestofd.Model{D: d, Load: 0.9, Discipline: disc, Sizes: sizesOf(x)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(fp.Sojourn-c.Mean[i]) > 1e-6*c.Mean[i] {
+				t.Errorf("%s/%s at SCV %v: %v, mean field %v", c.Policy, c.Discipline, x, c.Mean[i], fp.Sojourn)
+			}
+		}
+	}
+	// The stale board: the attractor of the periodic-update map, above
+	// the live mean field, and near the N = 100 simulations (5.11 and 3.68
+	// at T = 10).
+	ages, err := SizeTheoryByAge(0.9, []float64{1, 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c2 := range []float64{1, 30} {
+		c := ages[i]
+		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: 10, Discipline: spec.PS, Sizes: sizesOf(c2)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Policy != "board-jsqd:2" || c.Mean[1] != res.Sojourn || c.Mean[0] <= 2.6141 || c.Mean[1] <= c.Mean[0] {
+			t.Errorf("board, SCV %v: %+v, attractor at T = 10 %v", c2, c, res.Sojourn)
+		}
+		if sim := []float64{5.11, 3.68}[i]; math.Abs(c.Mean[1]-sim) > 0.03*sim {
+			t.Errorf("board, SCV %v, T = 10: mean field %v, simulation %v", c2, c.Mean[1], sim)
+		}
+	}
+}
+
 func TestSizesFigure(t *testing.T) {
 	ser := func(pol, disc string) SizeSeries {
 		return SizeSeries{Policy: pol, Discipline: disc, X: []float64{1, 4, 10, 30}, Mean: []float64{10, 23, 51, 140}, CI95: []float64{0.1, 0.3, 1, 4}}
 	}
+	th := func(pol, disc string) SizeTheory {
+		return SizeTheory{Policy: pol, Discipline: disc, Source: SourceMG1, X: []float64{1, 30}, Mean: []float64{10, 140.5}}
+	}
+	age := SizeTheory{Policy: "board-jsqd:2", Discipline: "ps", Sizes: "exp", Source: SourceMeanField, X: []float64{1, 10}, Mean: []float64{2.9, 5.1}}
 	d, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{ser("random", "fcfs"), ser("random", "ps")},
-		[]SizeSeries{{Policy: "board-jsq", Discipline: "ps", Sizes: "exp", X: []float64{1, 10}, Mean: []float64{3, 20}, CI95: []float64{0.1, 1}}})
+		[]SizeSeries{{Policy: "board-jsq", Discipline: "ps", Sizes: "exp", X: []float64{1, 10}, Mean: []float64{3, 20}, CI95: []float64{0.1, 1}},
+			{Policy: "board-jsqd:2", Discipline: "ps", Sizes: "exp", X: []float64{1, 10}, Mean: []float64{3, 5}, CI95: []float64{0.1, 1}}},
+		[]SizeTheory{th("random", "fcfs"), th("random", "ps")}, []SizeTheory{age})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +305,22 @@ func TestSizesFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renders(t, f, "random, fcfs", "random, ps", "least loaded, board, exp sizes")
+	renders(t, f, "random, FCFS", "random, PS", "least loaded, exp sizes", "best of two, exp sizes", "lines: N → ∞ theory", "markers: simulation")
 	bad := ser("random", "fcfs")
 	bad.Mean[2] = math.NaN()
-	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{bad}, nil); err == nil {
+	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{bad}, nil, []SizeTheory{th("random", "fcfs")}, nil); err == nil {
 		t.Error("NaN mean accepted")
 	}
-	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{{Policy: "x", X: []float64{1}}}, nil); err == nil {
+	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{{Policy: "x", X: []float64{1}}}, nil, []SizeTheory{th("random", "fcfs")}, nil); err == nil {
 		t.Error("ragged series accepted")
+	}
+	badTh := th("random", "fcfs")
+	badTh.Mean = []float64{10, math.Inf(1)}
+	if _, err := NewSizesData(100, 0.9, 1000, 8, nil, nil, []SizeTheory{badTh}, nil); err == nil {
+		t.Error("infinite theory accepted")
+	}
+	if _, err := NewSizesData(100, 0.9, 1000, 8, []SizeSeries{ser("random", "fcfs")}, nil, nil, nil); err == nil {
+		t.Error("data without theory accepted (a stale cache)")
 	}
 }
 

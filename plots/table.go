@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"sort"
@@ -41,8 +42,11 @@ type TableOptions struct {
 // blocking over (α₁, λ), the edge over (λ, k), …
 type HeatMapData struct {
 	XName, YName, ZName string
-	// X and Y are the distinct values of the two columns, increasing.
-	X, Y []float64
+	// X and Y are the distinct values of the two columns, increasing;
+	// XInt and YInt tell that the columns hold integers (k, N), to be
+	// labelled at whole numbers.
+	X, Y       []float64
+	XInt, YInt bool
 	// Z is indexed [y][x]; NaN where the table has no value.
 	Z [][]float64
 }
@@ -50,6 +54,9 @@ type HeatMapData struct {
 // LinesData is a value against a column, one series per value of another.
 type LinesData struct {
 	XName, ZName string
+	// XInt tells that X holds integers (k, N), to be labelled at whole
+	// numbers.
+	XInt bool
 	// YName is the column telling the series apart ("" for one series).
 	YName  string
 	Series []Series
@@ -274,7 +281,8 @@ func TableHeatMapData(t *sweep.Table, o TableOptions) (*HeatMapData, error) {
 			xs[x], ys[y] = true, true
 		}
 	}
-	d := &HeatMapData{XName: o.X, YName: o.Y, ZName: o.Z, X: sortedKeys(xs), Y: sortedKeys(ys)}
+	d := &HeatMapData{XName: o.X, YName: o.Y, ZName: o.Z, X: sortedKeys(xs), Y: sortedKeys(ys),
+		XInt: t.Columns[idx[0]].Type == sweep.Int64, YInt: t.Columns[idx[1]].Type == sweep.Int64}
 	if len(d.X) < 2 || len(d.Y) < 2 {
 		return nil, fmt.Errorf("plots: a heat map needs at least two values of %s and of %s (%d and %d)", o.X, o.Y, len(d.X), len(d.Y))
 	}
@@ -327,7 +335,7 @@ func TableLinesData(t *sweep.Table, o TableOptions) (*LinesData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &LinesData{XName: o.X, ZName: o.Z, YName: o.Y}
+	d := &LinesData{XName: o.X, ZName: o.Z, YName: o.Y, XInt: t.Columns[idx[0]].Type == sweep.Int64}
 	series := map[string]int{}
 	var order []string
 	type pt struct {
@@ -441,14 +449,14 @@ func TableFigure(t *sweep.Table, o TableOptions) (*Figure, error) {
 	return LinesFigure(d, o.Title, o.LogX, o.LogY)
 }
 
-// cells draws a heat map as one filled rectangle per value, reaching
-// halfway to its neighbours, each drawn a hair wider than its place so that
-// no seams show between cells; missing values in colour nan.
-type cells struct {
-	d      *HeatMapData
-	pal    []color.Color
-	lo, hi float64
-	nan    color.Color
+// raster draws a heat map as one image, each cell reaching halfway to its
+// neighbours, missing values in colour nan. One image rather than a
+// rectangle per cell: anti-aliased edges of rectangles that meet leave
+// hairline seams in PNG, SVG and PDF viewers alike.
+type raster struct {
+	d   *HeatMapData
+	cm  gpalette.ColorMap
+	nan color.Color
 }
 
 // edges are the cells' boundaries: midpoints between values, and half a
@@ -463,44 +471,61 @@ func edges(v []float64) []float64 {
 	return e
 }
 
-func (c *cells) DataRange() (xmin, xmax, ymin, ymax float64) {
-	xe, ye := edges(c.d.X), edges(c.d.Y)
+func (r *raster) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xe, ye := edges(r.d.X), edges(r.d.Y)
 	return xe[0], xe[len(xe)-1], ye[0], ye[len(ye)-1]
 }
 
-func (c *cells) Plot(cv draw.Canvas, plt *plot.Plot) {
-	trX, trY := plt.Transforms(&cv)
-	xe, ye := edges(c.d.X), edges(c.d.Y)
-	hair := vg.Points(0.6)
-	for i, row := range c.d.Z {
+// cellOf maps n pixels across [e₀, e_last] to the cells bounded by e;
+// down reverses the order (image rows run from the top).
+func cellOf(e []float64, n int, down bool) []int {
+	out := make([]int, n)
+	for px := range out {
+		f := (float64(px) + 0.5) / float64(n)
+		if down {
+			f = 1 - f
+		}
+		v := e[0] + f*(e[len(e)-1]-e[0])
+		out[px] = min(max(sort.SearchFloat64s(e, v)-1, 0), len(e)-2)
+	}
+	return out
+}
+
+func (r *raster) Plot(c draw.Canvas, p *plot.Plot) {
+	xe, ye := edges(r.d.X), edges(r.d.Y)
+	// Enough pixels that a cell's edge is sharp in print: at least 1,200
+	// across and 4 per cell, at most 3,000.
+	w := min(max(1200, 4*len(r.d.X)), 3000)
+	h := min(max(1200, 4*len(r.d.Y)), 3000)
+	cols, rows := cellOf(xe, w, false), cellOf(ye, h, true)
+	colour := make([][]color.RGBA, len(r.d.Z))
+	for i, row := range r.d.Z {
+		colour[i] = make([]color.RGBA, len(row))
 		for j, z := range row {
-			col := c.nan
+			col := r.nan
 			if !math.IsNaN(z) {
-				k := int(math.Round((z - c.lo) / (c.hi - c.lo) * float64(len(c.pal)-1)))
-				col = c.pal[min(max(k, 0), len(c.pal)-1)]
+				z = math.Min(math.Max(z, r.cm.Min()), r.cm.Max())
+				if cz, err := r.cm.At(z); err == nil {
+					col = cz
+				}
 			}
-			x0, x1 := trX(xe[j]), trX(xe[j+1])
-			y0, y1 := trY(ye[i]), trY(ye[i+1])
-			if j+1 < len(row) {
-				x1 += hair
-			}
-			if i+1 < len(c.d.Z) {
-				y1 += hair
-			}
-			var path vg.Path
-			path.Move(vg.Point{X: x0, Y: y0})
-			path.Line(vg.Point{X: x1, Y: y0})
-			path.Line(vg.Point{X: x1, Y: y1})
-			path.Line(vg.Point{X: x0, Y: y1})
-			path.Close()
-			cv.SetColor(col)
-			cv.Fill(path)
+			cr, cg, cb, ca := col.RGBA()
+			colour[i][j] = color.RGBA{uint8(cr >> 8), uint8(cg >> 8), uint8(cb >> 8), uint8(ca >> 8)}
 		}
 	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for py, i := range rows {
+		line := img.Pix[py*img.Stride : py*img.Stride+4*w]
+		for px, j := range cols {
+			col := colour[i][j]
+			line[4*px], line[4*px+1], line[4*px+2], line[4*px+3] = col.R, col.G, col.B, col.A
+		}
+	}
+	plotter.NewImage(img, xe[0], ye[0], xe[len(xe)-1], ye[len(ye)-1]).Plot(c, p)
 }
 
 // HeatMapFigure draws a heat map in a luminance-monotone palette with a
-// colour bar spanning the values; cells without a value are left blank.
+// colour bar spanning the values; cells without a value are grey.
 // The figures with a heat map of their own (the JIQ blocking map) draw it
 // through the same path.
 func HeatMapFigure(d *HeatMapData, title string) (*Figure, error) {
@@ -515,30 +540,55 @@ func HeatMapFigure(d *HeatMapData, title string) (*Figure, error) {
 	if math.IsInf(lo, 1) {
 		return nil, fmt.Errorf("plots: %s has no value to draw", d.ZName)
 	}
-	return heatMapFigure(d, title, lo, hi)
+	h, err := newHeatMap(d, title, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	return h.figure("table"), nil
 }
 
-// heatMapFigure is HeatMapFigure with the colour bar spanning [lo, hi].
-// The figure's first plot is the map, to which callers may add lines.
-func heatMapFigure(d *HeatMapData, title string, lo, hi float64) (*Figure, error) {
+// heatMap is a heat map, its colour bar, and a legend (for lines drawn
+// over the map) under the map.
+type heatMap struct {
+	p, bar *plot.Plot
+	legend *legendBox
+}
+
+// shortLabel is a column's label without its unit, for titles.
+func shortLabel(name string) string {
+	l := ColumnLabel(name)
+	if i := strings.Index(l, " ("); i > 0 {
+		return l[:i]
+	}
+	return l
+}
+
+// newHeatMap is the heat map of d with the colour bar spanning [lo, hi].
+func newHeatMap(d *HeatMapData, title string, lo, hi float64) (*heatMap, error) {
 	if err := finite("heat map axes", append(append([]float64{}, d.X...), d.Y...)...); err != nil {
 		return nil, err
+	}
+	if len(d.X) < 2 || len(d.Y) < 2 {
+		return nil, fmt.Errorf("plots: a heat map needs at least two values on each axis")
 	}
 	if hi == lo {
 		lo, hi = lo-0.5, hi+0.5
 	}
 	if title == "" {
-		title = fmt.Sprintf("%s over %s and %s", d.ZName, d.XName, d.YName)
+		title = fmt.Sprintf("%s over %s and %s", shortLabel(d.ZName), shortLabel(d.XName), shortLabel(d.YName))
 	}
 	p := plot.New() // no grid lines: they would show through the cells
 	p.Title.Text = title
+	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = ColumnLabel(d.XName)
 	p.Y.Label.Text = ColumnLabel(d.YName)
+	p.X.Padding, p.Y.Padding = 0, 0
 	cm := &dimmed{ColorMap: moreland.ExtendedBlackBody(), top: 0.88}
 	cm.SetMin(lo)
 	cm.SetMax(hi)
-	p.Add(&cells{d: d, pal: cm.Palette(128).Colors(), lo: lo, hi: hi, nan: color.RGBA{200, 200, 200, 255}})
+	p.Add(&raster{d: d, cm: cm, nan: color.RGBA{200, 200, 200, 255}})
 	// A few cells per axis: a tick at each value.
+	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{integer: d.XInt}, linTicks{integer: d.YInt}
 	if len(d.X) <= 12 {
 		p.X.Tick.Marker = valueTicks(d.X)
 	}
@@ -546,28 +596,43 @@ func heatMapFigure(d *HeatMapData, title string, lo, hi float64) (*Figure, error
 		p.Y.Tick.Marker = valueTicks(d.Y)
 	}
 	bar := plot.New()
-	bar.Title.Text = d.ZName
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 256})
 	bar.HideX()
-	bar.Y.Padding = 0
+	bar.X.Padding, bar.Y.Padding = 0, 0
 	bar.Y.Label.Text = ColumnLabel(d.ZName)
-	w, ht := 20*vg.Centimeter, 14*vg.Centimeter
-	f := &Figure{Name: "table", Width: w, Height: ht, Plots: []*plot.Plot{p, bar}}
-	f.draw = func(c draw.Canvas) {
-		split := c.Max.X - 3.5*vg.Centimeter
-		p.Draw(draw.Crop(c, 0, split-c.Max.X, 0, 0))
-		bar.Draw(draw.Crop(c, split-c.Min.X+vg.Points(6), 0, vg.Centimeter, -vg.Centimeter))
-	}
-	return f, nil
+	bar.Y.Tick.Marker = linTicks{n: 6}
+	return &heatMap{p: p, bar: bar}, nil
 }
 
-// valueTicks labels each value.
-func valueTicks(vs []float64) plot.ConstantTicks {
-	ts := make(plot.ConstantTicks, len(vs))
-	for i, v := range vs {
-		ts[i] = plot.Tick{Value: v, Label: sweep.FormatFloat(v)}
+// figure draws the map with its legend under it and the colour bar on
+// the right, level with the map.
+func (h *heatMap) figure(name string) *Figure {
+	f := &Figure{Name: name, Width: 20 * vg.Centimeter, Height: 14 * vg.Centimeter, Plots: []*plot.Plot{h.p, h.bar}}
+	f.draw = func(c draw.Canvas) {
+		split := c.Max.X - 3*vg.Centimeter
+		mc := draw.Crop(c, 0, split-c.Max.X, 0, 0)
+		withLegend := h.legend != nil && len(h.legend.items)+len(h.legend.notes) > 0
+		pc := mc
+		var lw, lh vg.Length
+		if withLegend {
+			lw, lh = h.legend.size()
+			pc = draw.Crop(mc, 0, 0, lh+gap, 0)
+		}
+		dc := drawPlot(h.p, pc)
+		if withLegend {
+			x := dc.Min.X + (dc.Max.X-dc.Min.X-lw)/2
+			h.legend.draw(c, vg.Point{X: max(x, c.Min.X), Y: c.Min.Y + lh})
+		}
+		// The bar's data area level with the map's: grow its canvas by what
+		// the bar's axis takes at the ends.
+		bc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: split + vg.Points(14), Y: dc.Min.Y}, Max: vg.Point{X: c.Max.X - vg.Points(8), Y: dc.Max.Y}}}
+		inner := h.bar.DataCanvas(bc)
+		bc.Min.Y -= inner.Min.Y - dc.Min.Y
+		bc.Max.Y += dc.Max.Y - inner.Max.Y
+		h.bar.Draw(bc)
 	}
-	return ts
+	return f
 }
 
 // dimmed is a colour map that stops short of its last colours (black
@@ -615,21 +680,24 @@ type colors []color.Color
 
 func (c colors) Colors() []color.Color { return c }
 
-// LinesFigure draws each series as a line with markers.
+// LinesFigure draws each series as a line with markers, the legend to the
+// right of the plot.
 func LinesFigure(d *LinesData, title string, logX, logY bool) (*Figure, error) {
 	if title == "" {
-		title = fmt.Sprintf("%s against %s", d.ZName, d.XName)
+		title = fmt.Sprintf("%s against %s", shortLabel(d.ZName), shortLabel(d.XName))
 		if d.YName != "" {
-			title += ", by " + d.YName
+			title += ", by " + shortLabel(d.YName)
 		}
 	}
 	p := newPlot(title, ColumnLabel(d.XName), ColumnLabel(d.ZName))
+	p.X.Tick.Marker = linTicks{integer: d.XInt}
 	if logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		logAxes(p, "x")
 	}
 	if logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		logAxes(p, "y")
 	}
+	lg := newLegend(1)
 	for i, s := range d.Series {
 		if err := finite("series "+s.Label, append(append([]float64{}, s.X...), s.Z...)...); err != nil {
 			return nil, err
@@ -639,21 +707,24 @@ func LinesFigure(d *LinesData, title string, logX, logY bool) (*Figure, error) {
 				return nil, fmt.Errorf("plots: a log axis cannot show %s=%s, %s=%s", d.XName, sweep.FormatFloat(s.X[k]), d.ZName, sweep.FormatFloat(s.Z[k]))
 			}
 		}
-		name := ""
+		l, err := addLine(p, i, s.X, s.Z)
+		if err != nil {
+			return nil, err
+		}
+		m, err := addPoints(p, i, s.X, s.Z, nil)
+		if err != nil {
+			return nil, err
+		}
 		if d.YName != "" {
-			name = d.YName + " = " + s.Label
+			lg.add(shortLabel(d.YName)+" = "+s.Label, l, m)
 		}
-		l, err := addLine(p, name, i, s.X, s.Z)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := plotter.NewScatter(l.XYs)
-		if err != nil {
-			return nil, err
-		}
-		styleScatter(sc, i)
-		p.Add(sc)
 	}
-	p.Legend.Left = false
-	return single("table", p, 18*vg.Centimeter, 13*vg.Centimeter), nil
+	pad(&p.X, 0.02)
+	pad(&p.Y, 0.03)
+	w := 18 * vg.Centimeter
+	if len(lg.items) > 0 {
+		lw, _ := lg.size()
+		w += lw + gap
+	}
+	return single("table", panel{p: p, legend: lg}, w, 13*vg.Centimeter), nil
 }

@@ -35,7 +35,10 @@ Figures:
 ` + figureList() + `
 "plot all -o DIR" renders every figure into DIR (as --format, default png).
 --data DIR caches each figure's data as JSON, so later renders skip the
-computation; --quick computes coarser data (fewer points, shorter simulations).
+computation (a cached file from an older version of a figure's data is
+recomputed); --quick computes coarser data (fewer points, shorter
+simulations). While data are computed, a progress bar shows on stderr when
+it is a terminal.
 
 "plot table FILE" draws a table written by "fluid sweep merge" (CSV, JSON Lines
 or Parquet): a heat map of --z over --x and --y when --y is a numeric column
@@ -65,7 +68,7 @@ VALUE (repeatable). Axis labels come from the column names, with units.`,
 					return usagef("--%s is for plot table", n)
 				}
 			}
-			return runPlot(cmd.OutOrStdout(), args[0], o)
+			return runPlot(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o)
 		},
 	}
 	f := cmd.Flags()
@@ -86,7 +89,9 @@ func figureList() string {
 	return b.String()
 }
 
-func runPlot(w io.Writer, name string, o *plotOptions) error {
+// runPlot draws the figures, with a progress bar on stderr (a terminal)
+// while a figure's data is computed.
+func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 	if o.out == "" {
 		return usagef("invalid -o: give an output file (or a directory for all)")
 	}
@@ -116,7 +121,17 @@ func runPlot(w io.Writer, name string, o *plotOptions) error {
 	}
 	for i, n := range names {
 		t0 := time.Now()
+		var bar *progress
+		s.Progress = func(done, total int) {
+			if bar == nil {
+				bar = newWorkProgress(stderr, total, n)
+			}
+			bar.set(done, total)
+		}
 		fig, err := plots.Make(n, s)
+		if bar != nil {
+			bar.done()
+		}
 		if err != nil {
 			return err
 		}
