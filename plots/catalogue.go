@@ -1,11 +1,7 @@
 package plots
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -88,7 +84,10 @@ type entry struct {
 	make  func(s *Settings) (*Figure, error)
 }
 
-func figureOf[D any](name string, compute func(s *Settings, m *meter) (*D, error), draw func(*D) (*Figure, error)) func(s *Settings) (*Figure, error) {
+func figureOf[D any, P interface {
+	*D
+	checker
+}](name string, compute func(s *Settings, m *meter) (*D, error), draw func(*D) (*Figure, error)) func(s *Settings) (*Figure, error) {
 	return func(s *Settings) (*Figure, error) {
 		var d *D
 		path := ""
@@ -98,34 +97,22 @@ func figureOf[D any](name string, compute func(s *Settings, m *meter) (*D, error
 				file = name + ".quick.json"
 			}
 			path = filepath.Join(s.DataDir, file)
-			b, err := os.ReadFile(path)
-			switch {
-			case err == nil:
-				d = new(D)
-				if err := json.Unmarshal(b, d); err != nil {
-					return nil, fmt.Errorf("plots: cached data %s: %w", path, err)
-				}
-				if c, ok := any(d).(checker); ok && c.check() != nil {
-					d = nil // stale: recompute
-				}
-			case !errors.Is(err, fs.ErrNotExist):
+			cached, err := readCache(path, name, s, func(d *D) error { return P(d).check() })
+			if err != nil {
 				return nil, err
 			}
+			d = cached
 		}
 		if d == nil {
 			var err error
 			if d, err = compute(s, newMeter(s.Progress)); err != nil {
 				return nil, err
 			}
+			if err := P(d).check(); err != nil {
+				return nil, err
+			}
 			if path != "" {
-				b, err := json.MarshalIndent(d, "", " ")
-				if err != nil {
-					return nil, err
-				}
-				if err := os.MkdirAll(s.DataDir, 0o755); err != nil {
-					return nil, err
-				}
-				if err := os.WriteFile(path, b, 0o644); err != nil {
+				if err := writeCache(path, name, s, d); err != nil {
 					return nil, err
 				}
 			}

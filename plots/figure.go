@@ -1,11 +1,11 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -194,15 +194,13 @@ func (f *Figure) Save(path string) error {
 	default:
 		return fmt.Errorf("plots: %s: the file name must end in .png, .svg or .pdf", path)
 	}
-	out, err := os.Create(path)
-	if err != nil {
+	// Rendered in memory and renamed into place: an interrupted run
+	// leaves the old file or the new one, never a truncated image.
+	var buf bytes.Buffer
+	if err := f.WriteTo(&buf, format); err != nil {
 		return err
 	}
-	if err := f.WriteTo(out, format); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return writeAtomic(path, buf.Bytes())
 }
 
 // Series styles: colours from Okabe and Ito's colour-blind-safe set, each

@@ -147,7 +147,7 @@ func TestStaleCache(t *testing.T) {
 		return &checked{OK: true}, nil
 	}, func(*checked) (*Figure, error) { return &Figure{Name: "fake"}, nil })
 	path := filepath.Join(dir, "fake.json")
-	if err := os.WriteFile(path, []byte(`{"OK": false}`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"cache_version": 1, "figure": "fake", "quick": false, "seed": 0, "data": {"OK": false}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -159,8 +159,8 @@ func TestStaleCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c checked
-	if err := json.Unmarshal(b, &c); err != nil || !c.OK || computed != 1 {
+	var c cacheFile[checked]
+	if err := json.Unmarshal(b, &c); err != nil || c.Data == nil || !c.Data.OK || computed != 1 {
 		t.Errorf("computed %d times; the cache holds %s", computed, b)
 	}
 }

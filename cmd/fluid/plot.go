@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,6 +93,9 @@ func figureList() string {
 // runPlot draws the figures, with a progress bar on stderr (a terminal)
 // while a figure's data is computed.
 func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
+	if o.seed == 0 {
+		return usagef("invalid --seed: 0, want ≥ 1 (0 stands for the default seed 1 in the library, so it would silently repeat seed 1)")
+	}
 	if o.out == "" {
 		return usagef("invalid -o: give an output file (or a directory for all)")
 	}
@@ -131,6 +135,10 @@ func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 		fig, err := plots.Make(n, s)
 		if bar != nil {
 			bar.done()
+		}
+		var mismatch *plots.CacheMismatchError
+		if errors.As(err, &mismatch) {
+			return usagef("invalid --data: %v", err)
 		}
 		if err != nil {
 			return err
