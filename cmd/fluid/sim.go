@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,28 @@ Sizes: exp, det, h2:SCV (balanced-means hyperexponential), pareto:SHAPE (type I,
 mean 1, SCV 1/(a(a−2)) for a > 2). Starts: empty, balanced:L, half:B (half the
 servers with B jobs), spread:S (0..S), hot:X (one server with X jobs).
 
+Refused before anything runs (exit status 2, naming the flag), so that no input
+exhausts the machine or prints a number the run cannot support:
+  - work beyond 10¹² operations in all (arrivals, policy work such as the D draws
+    of best of D or least-work's scan of N servers, board reads), about a day of
+    one core; a replication whose state needs over 2 GiB (about 10⁷ servers);
+    fewer replications run at once than --workers if they would not fit in 4 GiB;
+  - more than 1,000 board refreshes or token exchanges, or 10 correlation
+    snapshots, per arrival (--period ≥ 1/(1000·λN), --exchange ≤ 1000·λ,
+    --correlation-age ≥ 1/(10·λN)), or a replication longer than 2⁴⁰ mean
+    service times;
+  - job sizes whose mean a replication (a batch, with --reps 1) cannot resolve:
+    the mean size of n jobs typically misses by √(SCV/n), by about n^(−(a−1)/a)
+    for pareto:a with a ≤ 2, and over max(10%, 3/√n) is refused. h2:SCV needs
+    --jobs ≥ 100·SCV unless SCV ≤ 9; pareto:1.3 needs about 70,000 jobs, 1.2 three
+    million, 1.15 over 10⁸, and shapes near 1 no feasible run;
+  - pareto:a with a ≤ 2 under FCFS: E[size²] = ∞ makes the mean time in system
+    infinite under every policy that may queue a job behind another job of
+    unknown size (all but jiq-blocking, and least-work, the M/G/N queue, with
+    a > 1 + 1/(N − ⌊λN⌋)); under --discipline ps it is finite;
+  - jiq-blocking at λ ≥ 1, which serves at most 1 job in λ, unless each
+    replication (batch) keeps at least 10 served jobs to measure: λ ≤ --jobs/10.
+
 A run is a pure function of its flags and --seed.`,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
   fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
@@ -92,12 +115,12 @@ A run is a pure function of its flags and --seed.`,
 	f := cmd.Flags()
 	f.IntVar(&o.servers, "servers", 100, "servers N")
 	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (< 1 except for jiq-blocking)")
-	f.IntVarP(&o.dispatchers, "dispatchers", "k", 1, "dispatchers k (equal shares; or give --alpha)")
+	f.IntVarP(&o.dispatchers, "dispatchers", "k", 1, "dispatchers k ≥ 1 (equal shares; or give --alpha)")
 	f.Float64SliceVar(&o.alpha, "alpha", nil, "arrival shares α_r of the dispatchers (positive, sum 1)")
 	f.StringVar(&o.discipline, "discipline", "fcfs", "server discipline: fcfs or ps")
 	f.StringVar(&o.sizes, "sizes", "exp", "job sizes (mean 1): exp, det, h2:SCV or pareto:SHAPE")
 	f.StringVar(&o.policy, "policy", "random", "dispatch policy (see above)")
-	f.BoolVar(&o.replacement, "replacement", false, "best-of-d samples with replacement")
+	f.BoolVar(&o.replacement, "replacement", false, "best of D samples with replacement (jsqd:D, board-jsqd:D, tally-jsqd:D only)")
 	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies; otherwise only records the board)")
 	f.Float64SliceVar(&o.beta, "beta", nil, "JIQ token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
 	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν, per server per mean service time (Enhancement 2)")
@@ -109,17 +132,21 @@ A run is a pure function of its flags and --seed.`,
 	f.Float64Var(&o.relPrec, "rel-precision", 0, "add replications until the half-width of the mean time in system is ≤ this fraction of it (0: off)")
 	f.IntVar(&o.maxReps, "max-reps", 0, fmt.Sprintf("with --rel-precision: at most this many replications (0: max(%d, --reps); at most %d)", sim.DefaultMaxReps, sim.MaxReps))
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
-	f.IntVar(&o.workers, "workers", 0, "replications run at once (0: all cores); results do not depend on it")
+	f.IntVar(&o.workers, "workers", 0, "replications run at once (0: all cores; fewer if they would not fit in 4 GiB); results do not depend on it")
 	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of a server's queue lengths this far apart, in mean service times (0: off)")
-	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh")
+	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh (at most 10⁷ numbers in all)")
 	f.BoolVar(&o.csv, "csv", false, "write the results as CSV, one row (columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Sim; schema in docs/schema/sim.json)")
 	return cmd
 }
 
+// maxSeries bounds the board means that --series writes, all
+// replications together (about 200 MB of JSON).
+const maxSeries = 10_000_000
+
 // simFlags maps the sim.Config fields that only `fluid sim` sets to its
 // flags, for the errors that name them.
-var simFlags = map[string]string{"Level": "--level", "RelPrecision": "--rel-precision", "MaxReps": "--max-reps"}
+var simFlags = map[string]string{"Level": "--level", "RelPrecision": "--rel-precision", "MaxReps": "--max-reps", "Series": "--series"}
 
 // simUsage is paramUsage knowing simFlags.
 func simUsage(err error) error {
@@ -157,6 +184,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if o.warmup == 0 && cmd.Flags().Changed("warmup") {
 		c.Warmup = -1 // an explicit 0 means none
 	}
+	if o.dispatchers < 1 {
+		return usagef("invalid --dispatchers: k = %d, want at least 1", o.dispatchers)
+	}
 	if o.alpha == nil || cmd.Flags().Changed("dispatchers") {
 		c.Dispatchers = o.dispatchers
 	}
@@ -170,6 +200,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if c.Policy, err = spec.ParsePolicy(o.policy); err != nil {
 		return paramUsage(err)
 	}
+	if o.replacement && !c.Policy.Sampled() {
+		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", c.Policy)
+	}
 	c.Policy.Replacement = o.replacement
 	if c.Start, err = spec.ParseStart(o.start); err != nil {
 		return paramUsage(err)
@@ -177,15 +210,16 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
+	// Every bound is checked before anything is simulated or allocated.
+	if _, err := c.Normalized(); err != nil {
+		return simUsage(err)
+	}
+	if n := c.ExpectedRefreshes(); o.series && n > maxSeries {
+		return usagef("invalid --series: the board series would hold about %.3g numbers in all, more than the %.0e that --json writes (about 20 bytes each); a longer --period, fewer --jobs or --reps", n, float64(maxSeries))
+	}
 	// Progress bar on a terminal for runs expected to take over a second;
 	// with a precision target it counts up to the cap.
-	reps := c.Reps
-	if c.RelPrecision > 0 {
-		if reps = c.MaxReps; reps == 0 {
-			reps = max(sim.DefaultMaxReps, c.Reps)
-		}
-	}
-	total := int64(reps) * int64(c.Jobs+max(c.Warmup, 0))
+	total := int64(c.ExpectedArrivals())
 	var bar *progress
 	if total > 5_000_000 {
 		bar = newProgress(stderr, int(total/0x10000), "simulating")
@@ -204,6 +238,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		return simUsage(err)
 	}
 	rep := simReportOf(res, o.series)
+	if err := finiteReport(rep); err != nil {
+		return err
+	}
 	if o.csv {
 		return writeCSVReport(stdout, rep, "")
 	}
@@ -268,6 +305,10 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", len(res.Reps), c.Jobs, c.Warmup)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	est := func(name string, e sim.Estimate) {
+		if e.Samples == 0 {
+			fmt.Fprintf(tw, "%s\t—\t(no sample: nothing to average)\n", name)
+			return
+		}
 		if e.Samples < 2 {
 			fmt.Fprintf(tw, "%s\t%.6g\t(one sample: no interval)\n", name, e.Mean)
 			return
@@ -319,4 +360,52 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 		strconv.FormatFloat(100*c.Level, 'g', 6, 64), res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[len(res.Reps) > 1])
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// finiteReport refuses to print a report holding a NaN or an infinity:
+// sim never produces one for a configuration it accepts, and a number that
+// is not a number must not reach the output with exit status 0.
+func finiteReport(rep *report.Sim) error {
+	if path, ok := nonFinite(reflect.ValueOf(rep)); ok {
+		return fmt.Errorf("sim: the result sim%s is not a finite number (a bug: please report it with the command line)", path)
+	}
+	return nil
+}
+
+// nonFinite finds a NaN or infinite float64 in v (structs, pointers,
+// slices) and returns its path (built only for the one found).
+func nonFinite(v reflect.Value) (string, bool) {
+	switch v.Kind() {
+	case reflect.Float64, reflect.Float32:
+		f := v.Float()
+		return "", math.IsNaN(f) || math.IsInf(f, 0)
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "", false
+		}
+		return nonFinite(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				if p, ok := nonFinite(v.Field(i)); ok {
+					return "." + f.Name + p, true
+				}
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Float64 {
+			for i := range v.Len() {
+				if f := v.Index(i).Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+					return fmt.Sprintf("[%d]", i), true
+				}
+			}
+			return "", false
+		}
+		for i := range v.Len() {
+			if p, ok := nonFinite(v.Index(i)); ok {
+				return fmt.Sprintf("[%d]%s", i, p), true
+			}
+		}
+	}
+	return "", false
 }

@@ -8,10 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/jackson"
+	"github.com/fluidlb/fluid/validate/sim"
 )
 
 func TestSimJSON(t *testing.T) {
@@ -218,5 +220,103 @@ func TestSimRelPrecision(t *testing.T) {
 	out, _, err := fluid(t, "sim", "--servers", "10", "--load", "0.7", "--jobs", "2000", "--reps", "4", "--rel-precision", "0.0001", "--max-reps", "10")
 	if err != nil || !strings.Contains(out, "NOT reached") || !strings.Contains(out, "10 replications ×") {
 		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// Issue 16: inputs that crashed, exhausted memory, hung or printed a wrong
+// number with exit status 0 are usage errors (exit 2) naming the flag and
+// its bound, returned before any simulation (fast).
+func TestSimRefusedInputs(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		flag, says string
+	}{
+		{[]string{"--reps", "1000000000", "--jobs", "1"}, "--reps", "at most 100000"},
+		{[]string{"--servers", "268435456", "--jobs", "1000", "--reps", "1"}, "--servers", "2 GiB"},
+		{[]string{"--policy", "board-jsq", "--period", "1e-6"}, "--period", "1000 per arrival"},
+		{[]string{"--correlation-age", "1e-12"}, "--correlation-age", "10 per arrival"},
+		{[]string{"--policy", "jiq-queueing", "--exchange", "1e308"}, "--exchange", "1000 per arrival"},
+		{[]string{"--policy", "jiq-blocking", "--exchange", "1e308"}, "--exchange", "1000 per arrival"},
+		{[]string{"--exchange", "1e308"}, "--exchange", "only applies to the JIQ policies"},
+		{[]string{"--policy", "jsqd:1000000000", "--replacement"}, "--policy", "1..1000"},
+		{[]string{"--jobs", "1000000000000000"}, "--jobs", "2⁴⁰"},
+		{[]string{"--jobs", "200000000000"}, "--jobs", "1e+12"},
+		{[]string{"--jobs", "1e15"}, "--jobs", "not an integer"},
+		{[]string{"--sizes", "pareto:2"}, "--sizes", "infinite"},
+		{[]string{"--sizes", "pareto:1.5"}, "--sizes", "infinite"},
+		{[]string{"--sizes", "pareto:1.0001"}, "--sizes", "infinite"},
+		{[]string{"--sizes", "pareto:1.0001", "--discipline", "ps"}, "--sizes", "cannot be resolved"},
+		{[]string{"--sizes", "h2:1e12"}, "--sizes", "1e+14 measured jobs"},
+		{[]string{"--load", "1e308", "--policy", "jiq-blocking"}, "--load", "λ ≤ 1e+04"},
+		{[]string{"--load", "1e-300"}, "--load", "2⁴⁰"},
+		{[]string{"--dispatchers", "0"}, "--dispatchers", "at least 1"},
+		{[]string{"-k", "0"}, "--dispatchers", "at least 1"},
+		{[]string{"--replacement"}, "--replacement", "jsqd:D"},
+		{[]string{"--policy", "rr", "--replacement"}, "--replacement", "jsqd:D"},
+		{[]string{"--level", "0.9999999"}, "--level", "0.999999"},
+		{[]string{"--servers", "1", "--start", "hot:2000000000"}, "--start", "GiB"},
+		{[]string{"--policy", "tally", "-k", "10000", "--servers", "100000", "--period", "10", "--jobs", "1000"}, "--dispatchers", "GiB"},
+		{[]string{"--policy", "board-jsq", "--period", "1e-3", "--series", "--json"}, "--series", "1e+07"},
+	} {
+		start := time.Now()
+		_, _, err := fluid(t, append([]string{"sim"}, c.args...)...)
+		elapsed := time.Since(start)
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.flag) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%v: %v (exit %d), want a usage error naming %s and saying %q", c.args, err, exitCode(err), c.flag, c.says)
+		}
+		if elapsed > time.Second {
+			t.Errorf("%v: refused after %v, not before the run", c.args, elapsed)
+		}
+	}
+}
+
+// No NaN or infinity in the text, JSON or CSV of a grid of extreme but
+// valid runs (the text's "∞" for an infinite mean slowdown is a word, not
+// a number).
+func TestSimNoNonFiniteOutput(t *testing.T) {
+	nonFinite := regexp.MustCompile(`NaN|[+-]Inf|\bInf\b`)
+	for _, args := range [][]string{
+		{"--servers", "1", "--load", "0.999", "--jobs", "2000", "--reps", "2"},
+		{"--servers", "1", "--load", "1e-6", "--jobs", "100", "--reps", "2"},
+		{"--servers", "5", "--jobs", "10", "--reps", "1"},
+		{"--servers", "20", "--discipline", "ps", "--sizes", "h2:9", "--jobs", "1", "--warmup", "-1", "--reps", "2"},
+		{"--servers", "20", "--discipline", "ps", "--sizes", "pareto:1.5", "--jobs", "5000", "--reps", "3"},
+		{"--servers", "20", "--policy", "least-work", "--sizes", "pareto:2.01", "--jobs", "5000", "--reps", "3"},
+		{"--servers", "10", "--policy", "jiq-blocking", "--load", "100", "--jobs", "1000", "--reps", "4"},
+		{"--servers", "10", "--policy", "jiq-queueing", "--exchange", "900", "--alpha", "0.999,0.001", "--jobs", "1000", "--reps", "2"},
+		{"--servers", "10", "--policy", "board-jsq", "--period", "2e-4", "--correlation-age", "0.012", "--jobs", "1000", "--reps", "2"},
+		{"--servers", "10", "--policy", "tally", "-k", "10", "--period", "1e6", "--start", "hot:1000", "--jobs", "1000", "--reps", "2"},
+		{"--servers", "10", "--jobs", "1000", "--reps", "3", "--level", "0.999999"},
+		{"--servers", "10", "--jobs", "1000", "--reps", "2", "--level", "1e-9"},
+		{"--servers", "5", "--jobs", "100", "--reps", "2", "--rel-precision", "1e-300", "--max-reps", "4"},
+	} {
+		for _, format := range [][]string{nil, {"--json"}, {"--csv"}} {
+			a := append(append([]string{"sim"}, args...), format...)
+			out, _, err := fluid(t, a...)
+			if err != nil {
+				t.Errorf("%v: %v", a, err)
+				continue
+			}
+			if m := nonFinite.FindString(out); m != "" {
+				t.Errorf("%v prints %q:\n%s", a, m, out)
+			}
+		}
+	}
+}
+
+// finiteReport finds a non-finite number anywhere in a report, so that
+// one never reaches the output.
+func TestFiniteReport(t *testing.T) {
+	rep := &report.Sim{Mean: 1, Series: [][]float64{{1, 2}, {3, math.NaN()}}}
+	if err := finiteReport(rep); err == nil || !strings.Contains(err.Error(), "Series[1][1]") {
+		t.Errorf("NaN in a series: %v", err)
+	}
+	rep = &report.Sim{Mean: 1}
+	rep.BoardMean = &sim.Estimate{CI95: math.Inf(1)}
+	if err := finiteReport(rep); err == nil || !strings.Contains(err.Error(), "BoardMean.CI95") {
+		t.Errorf("infinite half-width: %v", err)
+	}
+	if err := finiteReport(&report.Sim{Mean: 2}); err != nil {
+		t.Error(err)
 	}
 }

@@ -30,9 +30,13 @@ type Config struct {
 	Alpha []float64
 	// Discipline of every server (default FCFS).
 	Discipline spec.Discipline
-	// Sizes of the jobs, mean 1 (default exponential).
+	// Sizes of the jobs, mean 1 (default exponential). Heavy tails must be
+	// resolvable by the run (see MaxSizeError) and, under FCFS, leave the
+	// mean time in system finite (see SojournFinite).
 	Sizes spec.Sizes
-	// Policy of every dispatcher (default random).
+	// Policy of every dispatcher (default random). A sampling policy's D
+	// is 1 to spec.MaxSampled (at most Servers without replacement);
+	// Replacement applies only to the sampling policies.
 	Policy spec.Policy
 	// Period T > 0 of the board refresh: required by the board policies;
 	// for the others it only sets when the board (queue lengths) is
@@ -74,7 +78,7 @@ type Config struct {
 	// with Reps = 1, from 10 batch means of the measured jobs.
 	Reps int
 	// Level is the confidence level of Estimate.HalfWidth (default 0.95;
-	// in (0, 1)). Estimate.CI95 stays the 95% half-width whatever it is.
+	// in (0, MaxLevel]). Estimate.CI95 stays the 95% half-width whatever it is.
 	Level float64
 	// RelPrecision, if positive, is a precision target: after the Reps
 	// replications, Run adds replications in rounds until the half-width
@@ -92,7 +96,8 @@ type Config struct {
 	// derived from (Seed, r).
 	Seed uint64
 	// Workers is the number of replications run at once (default
-	// GOMAXPROCS). Results do not depend on it.
+	// GOMAXPROCS; fewer if their state would not fit in MaxMemory).
+	// Results do not depend on it.
 	Workers int
 	// CorrelationAge A > 0 records, every A time units after the warm-up,
 	// the correlation across servers between the queue lengths then and A
@@ -111,6 +116,11 @@ type Config struct {
 	// precision target the total is not known in advance: it is at most
 	// that of MaxReps replications.
 	Progress func(arrivals int64) `json:"-"`
+
+	// noWarmup records that Warmup was −1 (none) in a run of Jobs, which
+	// normalized turns into 0: normalizing the result again must not read
+	// that 0 as the default Jobs/10.
+	noWarmup bool
 }
 
 // Defaults of Config.Jobs, Config.Reps, Config.Level and Config.MaxReps.
@@ -122,13 +132,15 @@ const (
 )
 
 // normalized returns a copy with defaults filled in, or a *param.Error
-// naming the offending field.
+// naming the offending field. Every bound on the size of the run (its
+// work, memory, simulated time and timers) is checked before anything of
+// the size of the run is allocated.
 func (c Config) normalized() (Config, error) {
 	if c.Servers < 1 {
 		return c, param.Errorf("Servers", "N = %d, want at least 1 server", c.Servers)
 	}
-	if c.Servers > 1<<28 {
-		return c, param.Errorf("Servers", "N = %d is too large", c.Servers)
+	if c.Servers > maxServers {
+		return c, param.Errorf("Servers", "N = %d is too large: at most %d servers", c.Servers, maxServers)
 	}
 	if !param.Finite(c.Load) || c.Load <= 0 {
 		return c, param.Errorf("Load", "λ = %v, want a finite load > 0", c.Load)
@@ -148,13 +160,13 @@ func (c Config) normalized() (Config, error) {
 	if err := c.checkPolicy(); err != nil {
 		return c, err
 	}
-	if err := c.normalizeTokens(); err != nil {
+	if err := c.checkTokens(); err != nil {
 		return c, err
 	}
 	if err := c.Start.Validate(); err != nil {
 		return c, err
 	}
-	if int64(c.Start.MaxJobs())*int64(c.Servers) > 1<<31 {
+	if float64(c.Start.MaxJobs())*float64(c.Servers) > 1<<31 { // in float64: the int64 product can wrap (hot:2⁶² on 4 servers)
 		return c, param.Errorf("Start", "%v puts too many jobs in the system", c.Start)
 	}
 	if err := c.checkQueues(); err != nil {
@@ -166,11 +178,11 @@ func (c Config) normalized() (Config, error) {
 	if err := c.normalizePrecision(); err != nil {
 		return c, err
 	}
-	if err := c.checkBudget(); err != nil {
-		return c, err
-	}
 	if c.Workers < 0 {
 		return c, param.Errorf("Workers", "%d workers, want ≥ 0", c.Workers)
+	}
+	if len(c.SampleTimes) > MaxSampleTimes {
+		return c, param.Errorf("SampleTimes", "%d sample times, want at most %d", len(c.SampleTimes), MaxSampleTimes)
 	}
 	for i, t := range c.SampleTimes {
 		if !param.Finite(t) || t < 0 || (i > 0 && t <= c.SampleTimes[i-1]) {
@@ -180,8 +192,26 @@ func (c Config) normalized() (Config, error) {
 	if !param.Finite(c.CorrelationAge) || c.CorrelationAge < 0 {
 		return c, param.Errorf("CorrelationAge", "A = %v, want a finite age ≥ 0", c.CorrelationAge)
 	}
+	if err := c.checkServed(); err != nil {
+		return c, err
+	}
+	if err := c.checkSizes(); err != nil {
+		return c, err
+	}
+	if err := c.checkBudget(); err != nil {
+		return c, err
+	}
+	if c.Policy.JIQ() {
+		c.Beta = spec.Allotment(c.Beta, c.Dispatchers)
+	}
 	return c, nil
 }
+
+// Normalized returns c with its defaults filled in (Dispatchers, Jobs,
+// Warmup, Reps, Level, MaxReps, Beta), or the error Run would return for
+// it: a *param.Error naming the offending field. It does no simulation and
+// allocates nothing of the size of the run.
+func (c Config) Normalized() (Config, error) { return c.normalized() }
 
 // normalizeDispatchers checks Alpha and sets Dispatchers from it or to
 // its default.
@@ -214,12 +244,15 @@ func (c *Config) checkPolicy() error {
 		return param.Errorf("Policy", "unknown policy %d", int(p.Kind))
 	}
 	if p.Sampled() {
-		if p.D < 1 {
-			return param.Errorf("Policy", "%v samples D = %d servers, want at least 1", p.Kind, p.D)
+		if p.D < 1 || p.D > spec.MaxSampled {
+			return param.Errorf("Policy", "%v samples D = %d servers, want 1 to %d", p.Kind, p.D, spec.MaxSampled)
 		}
 		if !p.Replacement && p.D > c.Servers {
 			return param.Errorf("Policy", "best of %d without replacement needs at least %d servers, N = %d", p.D, p.D, c.Servers)
 		}
+	}
+	if p.Replacement && !p.Sampled() {
+		return param.Errorf("Policy", "sampling with replacement only applies to the policies that sample D servers (jsqd:D, board-jsqd:D, tally-jsqd:D), not %v", p)
 	}
 	if !param.Finite(c.Period) || c.Period < 0 {
 		return param.Errorf("Period", "T = %v, want a finite refresh period ≥ 0", c.Period)
@@ -230,9 +263,10 @@ func (c *Config) checkPolicy() error {
 	return nil
 }
 
-// normalizeTokens checks Beta and Exchange, which only the JIQ policies
-// take, and sets Beta to its default.
-func (c *Config) normalizeTokens() error {
+// checkTokens checks Beta and Exchange, which only the JIQ policies take
+// (normalized sets Beta's default at the end, once the run's size has been
+// checked).
+func (c *Config) checkTokens() error {
 	if !c.Policy.JIQ() {
 		if c.Beta != nil {
 			return param.Errorf("Beta", "token shares only apply to the JIQ policies, not %v", c.Policy)
@@ -250,7 +284,6 @@ func (c *Config) normalizeTokens() error {
 			return err
 		}
 	}
-	c.Beta = spec.Allotment(c.Beta, c.Dispatchers)
 	if !param.Finite(c.Exchange) || c.Exchange < 0 {
 		return param.Errorf("Exchange", "ν = %v, want a finite rate ≥ 0", c.Exchange)
 	}
@@ -281,35 +314,14 @@ func (c *Config) checkQueues() error {
 	return nil
 }
 
-// Bounds on the length of a run, checked before any work starts so that
-// a mistyped flag gives an error instead of exhausting memory or running
-// for months.
-const (
-	// MaxHorizon bounds Config.Horizon.
-	MaxHorizon = 1_000_000
-	// MaxReps bounds Config.Reps (each replication keeps its own
-	// result: about a kilobyte, more with SampleTimes or RecordFinal).
-	MaxReps = 100_000
-	// MaxArrivals bounds the work of a whole run: its arrivals, all
-	// replications and warm-up included, plus N board reads at every
-	// refresh (expected numbers for a Horizon run: Reps·Horizon·T·N·λ
-	// arrivals). 10¹² is about a day of one core.
-	MaxArrivals = 1e12
-	// MaxSampleTimes bounds len(Config.SampleTimes).
-	MaxSampleTimes = 100_000
-	// maxKept bounds the numbers kept per replication, all replications
-	// together (Samples, FinalQueues).
-	maxKept = 1 << 28
-)
-
 // normalizePrecision checks and defaults Level, RelPrecision and MaxReps
 // (after normalizeLength: it reads Reps).
 func (c *Config) normalizePrecision() error {
 	if c.Level == 0 {
 		c.Level = DefaultLevel
 	}
-	if !param.Finite(c.Level) || c.Level <= 0 || c.Level >= 1 {
-		return param.Errorf("Level", "confidence level %v, want 0 < level < 1 (e.g. 0.95)", c.Level)
+	if !param.Finite(c.Level) || c.Level <= 0 || c.Level > MaxLevel {
+		return param.Errorf("Level", "confidence level %v, want 0 < level ≤ %v (e.g. 0.95)", c.Level, MaxLevel)
 	}
 	if !param.Finite(c.RelPrecision) || c.RelPrecision < 0 {
 		return param.Errorf("RelPrecision", "relative precision %v, want a finite value ≥ 0 (0: no target)", c.RelPrecision)
@@ -338,58 +350,6 @@ func (c *Config) maxReps() int {
 		return c.MaxReps
 	}
 	return c.Reps
-}
-
-// checkBudget bounds the replications, the arrivals and the numbers kept
-// by a run whose length has been normalized; a run with a precision
-// target is bounded as if it ran MaxReps replications.
-func (c *Config) checkBudget() error {
-	if c.Reps > MaxReps {
-		return param.Errorf("Reps", "%d replications, want at most %d", c.Reps, MaxReps)
-	}
-	reps := c.maxReps()
-	// The work of a run: its arrivals, and N server reads at each refresh
-	// of the board (expected numbers for a Horizon run).
-	var arrivals, refreshes float64
-	if c.Horizon > 0 {
-		refreshes = float64(c.Horizon)
-		arrivals = refreshes * c.Period * float64(c.Servers) * c.Load
-	} else {
-		arrivals = float64(c.Jobs) + float64(c.Warmup)
-		if c.Period > 0 {
-			refreshes = arrivals / (float64(c.Servers) * c.Load * c.Period)
-		}
-	}
-	field := "Jobs"
-	if c.Horizon > 0 {
-		field = "Horizon"
-	}
-	perRep := arrivals + refreshes*float64(c.Servers)
-	if work := float64(reps) * perRep; work > MaxArrivals {
-		if float64(c.Reps)*perRep <= MaxArrivals {
-			return param.Errorf("MaxReps", "up to %d replications would simulate %.3g arrivals and board reads in all, more than the %.0e allowed (a lower cap or a shorter run)", reps, work, MaxArrivals)
-		}
-		return param.Errorf(field, "the run would simulate %.3g arrivals and board reads in all, more than the %.0e allowed (fewer replications or a shorter run)", work, MaxArrivals)
-	}
-	if len(c.SampleTimes) > MaxSampleTimes {
-		return param.Errorf("SampleTimes", "%d sample times, want at most %d", len(c.SampleTimes), MaxSampleTimes)
-	}
-	per := len(c.SampleTimes) * (2 + OccupancyLevels + c.Dispatchers)
-	if c.RecordFinal {
-		per += c.Servers
-	}
-	kept := float64(per)
-	if c.Series {
-		kept += 2 * (refreshes + 1)
-	}
-	if kept*float64(reps) > maxKept {
-		field := "Reps"
-		if kept*float64(c.Reps) <= maxKept {
-			field = "MaxReps" // the cap, not the initial replications
-		}
-		return param.Errorf(field, "%d replications would keep %.3g numbers each (samples, board series, final queues), more than %d in all", reps, kept, maxKept)
-	}
-	return nil
 }
 
 // normalizeLength checks and defaults Jobs (or Horizon), Warmup and Reps.
@@ -428,10 +388,10 @@ func (c *Config) normalizeLength() error {
 		return param.Errorf("Jobs", "%d measured jobs, want at least 1", c.Jobs)
 	}
 	switch {
-	case c.Warmup == 0:
+	case c.Warmup == 0 && !c.noWarmup:
 		c.Warmup = c.Jobs / 10
 	case c.Warmup == -1:
-		c.Warmup = 0
+		c.Warmup, c.noWarmup = 0, true
 	case c.Warmup < 0:
 		return param.Errorf("Warmup", "%d warm-up jobs, want ≥ 0 (or -1 for none)", c.Warmup)
 	}

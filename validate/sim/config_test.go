@@ -62,9 +62,17 @@ func TestBadConfig(t *testing.T) {
 		{func(c *Config) {
 			c.Policy = spec.Policy{Kind: spec.Tally}
 			c.Dispatchers = 5
-			c.Period = 1e-6 // a board read of N servers every 10⁻⁶
+			c.Period = 1e-6 // 2·10⁵ refreshes per arrival
 			c.Jobs = 1e7
-		}, "Jobs"},
+		}, "Period"},
+		{func(c *Config) {
+			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Dispatchers = 5
+			c.Period = 0.01 // two refreshes per arrival, each reading N servers and 5 tallies
+			c.Servers = 1000
+			c.Jobs = 1e8
+			c.Reps = 100
+		}, "Period"},
 		{func(c *Config) {
 			c.Policy = spec.Policy{Kind: spec.Tally}
 			c.Dispatchers = 5
@@ -72,6 +80,12 @@ func TestBadConfig(t *testing.T) {
 			c.Horizon = MaxHorizon
 			c.Servers = 1000 // 10⁶ refreshes × 1000 reads × 10⁴ reps
 			c.Reps = 10000
+		}, "Period"},
+		{func(c *Config) {
+			c.Period = 1e3
+			c.Horizon = MaxHorizon
+			c.Servers = 1000 // 10⁹ time units × 500 arrivals
+			c.Reps = 10
 		}, "Horizon"},
 		{func(c *Config) { c.SampleTimes = make([]float64, MaxSampleTimes+1) }, "SampleTimes"},
 		{func(c *Config) { c.Servers = 1 << 20; c.RecordFinal = true; c.Reps = 1000 }, "Reps"},

@@ -30,8 +30,12 @@ type dispatchers struct {
 	// TallyJSQd: per dispatcher, its sends to each server since the
 	// refresh.
 	tally [][]int32
-	// Sampled policies: scratch for the D sampled servers.
+	// Sampled policies: scratch for the D sampled servers; without
+	// replacement and for D > dedupScan, seen[i] == gen marks server i as
+	// already sampled for the current job.
 	sample []int
+	seen   []uint32
+	gen    uint32
 	// LeastWork: when each server's work runs out.
 	workUntil []float64
 	// JIQ: the engine's tokens.
@@ -47,6 +51,9 @@ func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dis
 	}
 	if c.Policy.Sampled() {
 		d.sample = make([]int, c.Policy.D)
+		if !c.Policy.Replacement && c.Policy.D > dedupScan {
+			d.seen = make([]uint32, n)
+		}
 	}
 	switch c.Policy.Kind {
 	case spec.RoundRobin:
@@ -174,9 +181,34 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 	panic("sim: unknown policy")
 }
 
-// draw samples the policy's D servers into d.sample.
+// dedupScan is the largest D for which sampling without replacement
+// checks a draw against the earlier ones by a scan; above, by marks (a
+// variable for the tests, which check that both give the same run).
+var dedupScan = 16
+
+// draw samples the policy's D servers into d.sample. Without replacement
+// it redraws any server already drawn for this job (rejection: the same
+// draws, whether duplicates are found by a scan or by marks).
 func (d *dispatchers) draw() {
 	s := d.sample
+	if d.seen != nil {
+		d.gen++
+		if d.gen == 0 { // wrapped: forget every mark
+			clear(d.seen)
+			d.gen = 1
+		}
+		for a := range s {
+			for {
+				i := d.rng.intn(d.n)
+				if d.seen[i] != d.gen {
+					d.seen[i] = d.gen
+					s[a] = i
+					break
+				}
+			}
+		}
+		return
+	}
 	for a := range s {
 		for {
 			s[a] = d.rng.intn(d.n)

@@ -84,6 +84,36 @@
 // Config.MaxReps have run; replication r is still the stream (Seed, r), so
 // the result stays a pure function of the Config.
 //
+// # Bounds
+//
+// Run checks a Config before it allocates or simulates anything of the
+// size of the run (Config.Normalized does the same checks alone), so that
+// no input exhausts the machine or yields a number the run cannot support:
+//
+//   - Work: at most MaxArrivals (10¹², about a day of one core)
+//     operations in all, counting the arrivals (those while the measured
+//     jobs drain included, each costlier with N as the completion heap
+//     outgrows the caches), the policy's work per job (best of D's draws,
+//     least-work's scan), N reads per board refresh that follows a change,
+//     per correlation snapshot and per sample time.
+//   - Memory: one replication's state at most MaxMemory/2 (about 10⁷
+//     servers); only as many replications run at once as fit in
+//     MaxMemory, whatever Workers says.
+//   - Timers: at most MaxPerArrival refreshes or token exchanges and
+//     MaxSnapshotsPerArrival correlation snapshots per arrival; simulated
+//     time at most MaxTime.
+//   - Job sizes: a replication (a batch, with one replication) must
+//     resolve the mean size (SizeError, MaxSizeError); under FCFS, Pareto
+//     shapes ≤ 2 are refused where the mean time in system is infinite
+//     (SojournFinite); JIQ blocking at λ ≥ 1 must leave jobs to measure.
+//
+// The samplers are exact where floating point allows: exponential sizes
+// are never 0 (the ziggurat's rare exact 0 is redrawn), the H2 parameters
+// are computed without cancellation up to any SCV, and the Pareto sampler
+// draws its uniform with full relative precision in the tail (down to
+// 2⁻¹⁰⁰⁰) instead of cutting it at 2⁻⁵³, which lost 2^(−53(a−1)/a) of the
+// mean (27% at a = 1.05).
+//
 // Invalid configurations are errors naming the offending Config field
 // (Servers, Load, Policy, …), never a command-line flag.
 package sim

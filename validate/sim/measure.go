@@ -101,6 +101,7 @@ type measurement struct {
 	batch                          [batches]batchSums
 
 	boardSum               float64   // sum of the board means at refreshes after the warm-up
+	lastBoard              float64   // the board mean at the last refresh
 	refreshes, periods     int       // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
 	tipThreshold           float64   // spec.TipThreshold (+Inf without a board or at λ ≥ 1)
@@ -203,13 +204,18 @@ func (m *measurement) departure(j job, delay, now float64) {
 // refreshed records the mean queue length (the board mean) at a refresh
 // at now, and whether the run has tipped there (see spec.TipThreshold):
 // it reports a tip at the first refresh after the start above the
-// threshold.
-func (m *measurement) refreshed(now float64) (tipped bool) {
-	var sum int64
-	for _, q := range m.queueLen {
-		sum += int64(q)
+// threshold. Unless changed, no job arrived or left since the last
+// refresh, whose mean it reuses.
+func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
+	mean := m.lastBoard
+	if changed {
+		var sum int64
+		for _, q := range m.queueLen {
+			sum += int64(q)
+		}
+		mean = float64(sum) / float64(len(m.queueLen))
+		m.lastBoard = mean
 	}
-	mean := float64(sum) / float64(len(m.queueLen))
 	// The warm-up ends at the arrival of the first measured job, so a
 	// refresh before it finds warmupEnd still +Inf or later than now.
 	if now >= m.warmupEnd {

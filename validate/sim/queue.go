@@ -11,8 +11,9 @@ type job struct {
 // server is one server's queue. The engine keeps its number of jobs n
 // (engine.queueLen) and passes it in; the jobs are in jobs[:n] as a ring
 // buffer in arrival order from head (FCFS) or as a binary min-heap on
-// finish tags (PS). len(jobs) is a power of two and doubles when full, so a
-// queue allocates only when it reaches a record length.
+// finish tags (PS). len(jobs) is 0 until the first job, then a power of
+// two that doubles when full, so a queue allocates only when it reaches a
+// record length.
 type server struct {
 	jobs []job
 	head int // FCFS: position of the job in service
@@ -24,7 +25,8 @@ type server struct {
 	virtual, virtualAt float64
 }
 
-// initialQueue is the storage each queue starts with (a power of two).
+// initialQueue is the storage a queue gets at its first job (a power of
+// two); a server that never holds a job allocates none.
 const initialQueue = 4
 
 // enqueueFCFS appends j, arriving at now, to an FCFS queue of n jobs. It
@@ -112,7 +114,7 @@ func (s *server) dequeuePS(n int, now float64) (j job, wait, next float64) {
 // at 0 (amortised: a queue reaches its longest length once).
 func (s *server) growRing() {
 	n := len(s.jobs)
-	q := make([]job, 2*n)
+	q := make([]job, max(2*n, initialQueue))
 	for k := range n {
 		q[k] = s.jobs[(s.head+k)&(n-1)]
 	}
@@ -122,7 +124,7 @@ func (s *server) growRing() {
 
 // growHeap doubles the storage of a PS heap.
 func (s *server) growHeap() {
-	q := make([]job, 2*len(s.jobs))
+	q := make([]job, max(2*len(s.jobs), initialQueue))
 	copy(q, s.jobs)
 	s.jobs = q
 }

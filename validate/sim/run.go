@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -74,7 +75,11 @@ type Rep struct {
 // Result of Run. T is a job's time in system and S its size.
 type Result struct {
 	Config Config
-	// Sojourn is the mean time in system E[T] over the served jobs.
+	// Sojourn is the mean time in system E[T] over the served jobs. Every
+	// estimate leaves out the replications (or batches) with nothing to
+	// average (no served job; no arrival); Samples counts the others. A run
+	// of Jobs in which no measured job is served at all is an error; a
+	// Horizon run may end with none (Samples 0, Mean 0).
 	Sojourn Estimate
 	// Slowdown is E[T/S], nil where that mean is infinite
 	// (Config.SlowdownFinite: FCFS with exponential or H2 sizes, except
@@ -122,6 +127,8 @@ type Result struct {
 	Jobs, Events    int64
 	Seconds         float64
 	EventsPerSecond float64
+
+	workers int // replications run at once (Config.workers)
 }
 
 // Run simulates c.Reps independent replications, in parallel on
@@ -146,10 +153,11 @@ func Run(c Config) (*Result, error) {
 	}
 	start := time.Now()
 	res := &Result{Config: c}
+	res.workers = c.workers()
 	res.runReps(c.Reps)
 	res.Rounds = 1
 	for c.RelPrecision > 0 {
-		if res.Sojourn.HalfWidth <= c.RelPrecision*math.Abs(res.Sojourn.Mean) {
+		if res.Sojourn.Samples >= 2 && res.Sojourn.HalfWidth <= c.RelPrecision*math.Abs(res.Sojourn.Mean) {
 			res.PrecisionReached = true
 			break
 		}
@@ -158,6 +166,9 @@ func Run(c Config) (*Result, error) {
 		}
 		res.runReps(res.nextRound())
 		res.Rounds++
+	}
+	if res.Sojourn.Samples == 0 && c.Horizon == 0 {
+		return nil, param.Errorf("Jobs", "no measured job was served in any replication (every one was blocked): the time in system has no sample; run more jobs or at a lower load")
 	}
 	res.Seconds = time.Since(start).Seconds()
 	for _, r := range res.Reps {
@@ -193,7 +204,7 @@ func (res *Result) runReps(total int) {
 	c := res.Config
 	from := len(res.Reps)
 	res.Reps = append(res.Reps, make([]Rep, total-from)...)
-	_ = parallel.For(total-from, c.Workers, nil, func(i int) error {
+	_ = parallel.For(total-from, res.workers, nil, func(i int) error {
 		res.Reps[from+i] = runRep(c, from+i)
 		return nil
 	})
@@ -260,9 +271,16 @@ func (res *Result) trajectory() {
 // several replications, from the batch means of one otherwise.
 func (res *Result) aggregate() {
 	c := res.Config
+	// A replication (or batch) in which no measured job was served (all
+	// blocked) has no time in system to contribute, and one with no
+	// measured arrival (a batch of a Horizon run) no fraction: they are
+	// left out of those estimates rather than counted as zeros.
 	var samples [nQuantities][]float64
 	add := func(a batchSums) {
 		for i, v := range a.means() {
+			if (i <= qDelay && a.served == 0) || (i > qDelay && a.arrivals == 0) {
+				continue
+			}
 			samples[i] = append(samples[i], v)
 		}
 	}
@@ -318,8 +336,13 @@ func (res *Result) aggregate() {
 
 // estimate is the mean of independent samples with the half-widths of its
 // Student-t intervals at 95% and at level.
+//
+// With no sample it is the zero Estimate (Samples 0), never a NaN.
 func estimate(x []float64, level float64) Estimate {
 	n := len(x)
+	if n == 0 {
+		return Estimate{Level: level}
+	}
 	var m float64
 	for _, v := range x {
 		m += v

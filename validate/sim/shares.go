@@ -29,8 +29,20 @@ func cumulative(a []float64) []float64 {
 }
 
 // pick returns the first index whose cumulative share exceeds the uniform
-// u.
+// u: a scan for a few shares, a binary search (the same index) for many.
 func pick(cum []float64, u float64) int {
+	if len(cum) > 16 {
+		lo, hi := 0, len(cum)-1 // cum[hi] = +Inf > u
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if u < cum[mid] {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return lo
+	}
 	for i, c := range cum {
 		if u < c {
 			return i

@@ -23,9 +23,9 @@ func newTokenPools(c *Config, r *rng) tokenPools {
 	n, k := c.Servers, c.Dispatchers
 	t := tokenPools{rng: r, pools: make([][]int32, k), holder: make([]int32, n), slot: make([]int32, n),
 		cumBeta: cumulative(c.Beta)}
-	for d := range t.pools {
-		t.pools[d] = make([]int32, 0, n)
-	}
+	if k == 1 {
+		t.pools[0] = make([]int32, 0, n)
+	} // with several dispatchers the pools grow as they fill: together they hold at most N tokens
 	for i := range t.holder {
 		t.holder[i] = -1
 	}
