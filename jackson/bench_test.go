@@ -1,17 +1,93 @@
 package jackson
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
+
+// benchJIQ is the JIQ model of the benchmarks: N = 10⁵ servers, R = 10
+// dispatchers, λ = 0.9.
+func benchJIQ() *JIQ {
+	return &JIQ{Servers: 100000, Load: 0.9, Alpha: []float64{0.19, 0.15, 0.13, 0.11, 0.1, 0.09, 0.07, 0.06, 0.05, 0.05}}
+}
 
 // BenchmarkJIQ: N = 10⁵ servers, R = 10 dispatchers, one exact blocking
-// probability (target: under 50 ms on one core).
+// probability (target: under 5 ms on one core).
 func BenchmarkJIQ(b *testing.B) {
-	alpha := []float64{0.19, 0.15, 0.13, 0.11, 0.1, 0.09, 0.07, 0.06, 0.05, 0.05}
+	m := benchJIQ()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Solve(&JIQ{Servers: 100000, Load: 0.9, Alpha: alpha, Beta: nil}, nil); err != nil {
+		if _, err := Solve(m, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkJIQReference: the same model by the previous implementation
+// (the general convolution, one chain per empty pool: O(N·R²)).
+func BenchmarkJIQReference(b *testing.B) {
+	m := benchJIQ()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := solveReference(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJIQSpeedup alternates Solve and the reference on the same
+// model, so that both see the same machine load, and reports the wall time
+// (ms/solve, ms/reference) and the CPU time (cpu-ms/…) of each, and their
+// ratios (speedup, cpu-speedup). On a shared machine the CPU times are the
+// steadier measure of the work.
+func BenchmarkJIQSpeedup(b *testing.B) {
+	m := benchJIQ()
+	var tNew, tRef, cNew, cRef time.Duration
+	runs := 0
+	for b.Loop() {
+		t0, c0 := time.Now(), cpuTime()
+		if _, err := Solve(m, nil); err != nil {
+			b.Fatal(err)
+		}
+		t1, c1 := time.Now(), cpuTime()
+		if _, err := solveReference(m); err != nil {
+			b.Fatal(err)
+		}
+		tNew += t1.Sub(t0)
+		tRef += time.Since(t1)
+		cNew += c1 - c0
+		cRef += cpuTime() - c1
+		runs++
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(runs) / 1e6 }
+	b.ReportMetric(ms(tNew), "ms/solve")
+	b.ReportMetric(ms(tRef), "ms/reference")
+	b.ReportMetric(float64(tRef)/float64(tNew), "speedup")
+	b.ReportMetric(ms(cNew), "cpu-ms/solve")
+	b.ReportMetric(ms(cRef), "cpu-ms/reference")
+	if cNew > 0 {
+		b.ReportMetric(float64(cRef)/float64(cNew), "cpu-speedup")
+	}
+}
+
+// BenchmarkJIQManyDispatchers: N = 10⁵, R = 1,000 (N·R = 10⁸, a hundredth
+// of MaxWork; the reference would take minutes).
+func BenchmarkJIQManyDispatchers(b *testing.B) {
+	const R = 1000
+	alpha := make([]float64, R)
+	for i := range alpha {
+		alpha[i] = (1 + 0.5*float64(1-2*(i%2))) / R
+	}
+	m := &JIQ{Servers: 100000, Load: 0.9, Alpha: alpha}
+	c0 := cpuTime()
+	for b.Loop() {
+		if _, err := Solve(m, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	work := float64(b.N) * float64(m.Servers) * R
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/work, "ns/(N·R)")
+	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/work, "cpu-ns/(N·R)")
 }
 
 // BenchmarkRepairmanMVA: exact MVA for a two-station network, N = 10⁵.

@@ -42,4 +42,17 @@
 // (Theorem 1) for basic JIQ; with equal loads it decays like
 // (R − 1)/((1 − λ)N). Token exchange (ν > 0) breaks the product form
 // (ErrNotProductForm).
+//
+// Solve evaluates this product form directly, in one level recursion of
+// O(N·R) operations and O(R) memory (MaxWork bounds N·R; N = 10⁵, R = 10
+// takes about 2.5 ms): the R geometric stations are convolved by Buzen's
+// recursion with the infinite-server station's factor 1/n! folded in, in
+// a scale where G never decreases, rescaled by exact powers of two. The
+// pool with the largest β_r/α_r is convolved last, so the chain one step
+// short of the end gives its P(n_r = 0) as a ratio of two positive
+// numbers; every other pool's P(n_s = 0) exceeds that one by
+// (ρ_max − ρ_s)·G(N−1)/G(N) ≥ 0, a sum with nothing to cancel. Blocking
+// and every P(n_r = 0) keep their relative accuracy however small they
+// are: within 3e-13 of 30- and 50-digit arithmetic in the tests, for N up
+// to 10⁷ (probabilities below about 1e-280 read 0).
 package jackson

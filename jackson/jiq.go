@@ -48,8 +48,8 @@ type JIQResult struct {
 	Status solver.Status
 }
 
-// MaxWork bounds N·R², the cost of one JIQ solve (each of the R
-// probabilities of an empty pool convolves R − 1 stations over N).
+// MaxWork bounds N·R, the cost of one JIQ solve (one level recursion over
+// N levels with R pools: about 20 s at the bound).
 const MaxWork = 1e10
 
 // Validate checks the parameters (*param.Error names the bad one).
@@ -63,8 +63,8 @@ func (m *JIQ) Validate() error {
 	if err := param.Shares(m.Alpha, m.Beta); err != nil {
 		return err
 	}
-	if r := float64(len(m.Alpha)); float64(m.Servers)*r*r > MaxWork {
-		return param.Errorf("Alpha", "%d dispatchers at N = %d: the solve costs N·R² = %.3g steps, more than %.0e (about 20 s)", len(m.Alpha), m.Servers, float64(m.Servers)*r*r, MaxWork)
+	if w := float64(m.Servers) * float64(len(m.Alpha)); w > MaxWork {
+		return param.Errorf("Alpha", "%d dispatchers at N = %d: the solve costs N·R = %.3g steps, more than %.0e (about 20 s)", len(m.Alpha), m.Servers, w, MaxWork)
 	}
 	if !param.Finite(m.Exchange) || m.Exchange < 0 {
 		return param.Errorf("Exchange", "ν = %v, want a finite number ≥ 0", m.Exchange)
@@ -117,37 +117,12 @@ func (m *JIQ) beta() []float64 { return spec.Allotment(m.Beta, len(m.Alpha)) }
 // the only value needed.
 type Settings struct{}
 
-// Solve computes the exact blocking probability of the model by Buzen's
-// convolution: O(N·R) time, no overflow for any N up to MaxPopulation.
+// Solve computes the exact blocking probability of the model from the
+// product form in one pass of O(N·R) operations and O(R) memory, with no
+// overflow for any N up to MaxPopulation (see solveJIQ).
 func Solve(m *JIQ, _ *Settings) (*JIQResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	nw, idx := m.Network()
-	sol, err := nw.Solve(m.Servers)
-	if err != nil {
-		return nil, err
-	}
-	n := float64(m.Servers)
-	res := &JIQResult{
-		Servers:  m.Servers,
-		NoTokens: make([]float64, len(m.Alpha)),
-		Tokens:   make([]float64, len(m.Alpha)),
-		Busy:     sol.Throughput[0] / n, // E[n₀] = X₀/μ₀ = G(N−1)/G(N)
-		Status:   solver.Converged,
-	}
-	for r := range res.NoTokens {
-		res.NoTokens[r] = 1
-	}
-	for j, r := range idx {
-		res.NoTokens[r] = sol.ProbEmpty(j + 1)
-		res.Tokens[r] = sol.MeanQueue(j+1) / n
-	}
-	// B = Σ_r α_r·P(n_r = 0): a sum of non-negative terms, each accurate to
-	// rounding, so B keeps its relative accuracy even when it is tiny
-	// (1 − G(N−1)/(λN·G(N)) would cancel).
-	for r, a := range m.Alpha {
-		res.Blocking += a * res.NoTokens[r]
-	}
-	return res, nil
+	return solveJIQ(m), nil
 }

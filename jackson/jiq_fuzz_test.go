@@ -87,13 +87,6 @@ func FuzzJIQValidate(f *testing.F) {
 		if m.Servers > 2000 {
 			return
 		}
-		if m.Load < 0x1p-1022 {
-			// Known bug (issue 16, reported; jackson is not the fuzz
-			// target's to fix): a subnormal load (λ < 2.2e-308) solves to
-			// NaN blocking, NaN busy fraction and NaN tokens, with status
-			// converged. Reproducer: testdata/fuzz/FuzzJIQValidate/subnormal-load-nan.
-			t.Skipf("known bug: subnormal load %v solves to NaN", m.Load)
-		}
 		res, err := Solve(m, nil)
 		if err != nil {
 			return

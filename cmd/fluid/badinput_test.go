@@ -16,7 +16,7 @@ import (
 // simulator's are in sim_test.go): each exits with a usage error (status
 // 2) naming the flag, before any long work.
 func TestBadInput(t *testing.T) {
-	a1000 := strings.TrimSuffix(strings.Repeat("0.001,", 1000), ",")
+	a2000 := strings.TrimSuffix(strings.Repeat("0.0005,", 2000), ",")
 	cases := []struct {
 		args []string
 		flag string // named in the message
@@ -38,8 +38,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"meanfield", "--servers", "1"}, "--servers"},
 		{[]string{"jiq", "--imax", "5"}, "--imax"},
 		{[]string{"jiq", "--tail-tol", "1e-6"}, "--tail-tol"},
-		{[]string{"jackson", "--servers", "100000", "--alpha", a1000}, "--alpha"},
-		{[]string{"jackson", "--servers", "10,100000", "--alpha", a1000}, "--alpha"},
+		{[]string{"jackson", "--servers", "10000000", "--alpha", a2000}, "--alpha"},
+		{[]string{"jackson", "--servers", "10,10000000", "--alpha", a2000}, "--alpha"},
 		{[]string{"edge", "-k", "1..10000"}, "-k"},
 		{[]string{"edge", "-k", "5", "--load", "0.99"}, "--max-period"},
 		{[]string{"edge", "-k", "5", "--floor", "1e-6"}, "--floor"},

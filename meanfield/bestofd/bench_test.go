@@ -2,6 +2,7 @@ package bestofd
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fluidlb/fluid/spec"
 )
@@ -38,5 +39,77 @@ func BenchmarkPeriodicUpdateExp(b *testing.B) {
 		if _, err := Attractor(&PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, &AttractorSettings{MaxIter: 500}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The periodic-update attractor with PS servers and H2 sizes (best of
+// two, T = 100, λ = 0.9): SCV 4 (target: under 5 s) and SCV 30, and FCFS
+// with SCV 30. Each reports its CPU time (cpu-s/op) beside the wall time.
+func BenchmarkPeriodicUpdatePSH2SCV4(b *testing.B) {
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)})
+}
+
+func BenchmarkPeriodicUpdatePSH2SCV30(b *testing.B) {
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)})
+}
+
+func BenchmarkPeriodicUpdateFCFSH2SCV30(b *testing.B) {
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)})
+}
+
+func benchAttractor(b *testing.B, solve func(*PeriodicUpdate, *AttractorSettings) (*AttractorResult, error), m *PeriodicUpdate) {
+	c0 := cpuTime()
+	for b.Loop() {
+		if _, err := solve(m, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N)/1e9, "cpu-s/op")
+}
+
+// BenchmarkPeriodicUpdateSpeedup runs Attractor and the previous
+// implementation alternately on the same model, so that both see the same
+// machine load, and reports the wall and CPU seconds of each and their
+// ratios. The reference takes about 1 s (exp), 10 s (psh2-30), 13 s
+// (fcfsh2-30) and 75–100 s (psh2-4) per run: select one with -bench, e.g.
+// -bench 'Speedup/psh2-4' -benchtime 1x.
+func BenchmarkPeriodicUpdateSpeedup(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m    PeriodicUpdate
+	}{
+		{"exp", PeriodicUpdate{D: 2, Load: 0.9, Period: 100}},
+		{"psh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}},
+		{"fcfsh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)}},
+		{"psh2-4", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var tNew, tRef, cNew, cRef time.Duration
+			runs := 0
+			for b.Loop() {
+				t0, c0 := time.Now(), cpuTime()
+				if _, err := Attractor(&c.m, nil); err != nil {
+					b.Fatal(err)
+				}
+				t1, c1 := time.Now(), cpuTime()
+				if _, err := attractorReference(&c.m, nil); err != nil {
+					b.Fatal(err)
+				}
+				tNew += t1.Sub(t0)
+				tRef += time.Since(t1)
+				cNew += c1 - c0
+				cRef += cpuTime() - c1
+				runs++
+			}
+			sec := func(d time.Duration) float64 { return d.Seconds() / float64(runs) }
+			b.ReportMetric(sec(tNew), "s/new")
+			b.ReportMetric(sec(tRef), "s/reference")
+			b.ReportMetric(float64(tRef)/float64(tNew), "speedup")
+			b.ReportMetric(sec(cNew), "cpu-s/new")
+			b.ReportMetric(sec(cRef), "cpu-s/reference")
+			if cNew > 0 {
+				b.ReportMetric(float64(cRef)/float64(cNew), "cpu-speedup")
+			}
+		})
 	}
 }

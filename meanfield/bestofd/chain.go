@@ -23,6 +23,16 @@ type serverChain struct {
 	svcTo  [][]int // service destinations
 	svcR   [][]float64
 	svcOut []float64 // total service rate of each state
+	// ps describes a PS chain with H2 sizes (nil otherwise): the states of
+	// level n are (n − j small, j giant) for j = 0..min(n, J), in order.
+	ps *psChain
+}
+
+// psChain holds the parameters of a PS chain with H2 sizes.
+type psChain struct {
+	mu [2]float64 // service rates of a small and of a giant job alone
+	ph [2]float64 // probabilities that an arrival is small, giant
+	J  int        // most giants held (a giant arriving to J is lost); M if none
 }
 
 // newServerChain builds the chain for a discipline and size SCV (1:
@@ -68,6 +78,10 @@ func newServerChain(disc spec.Discipline, scv float64, M int, J ...int) *serverC
 		switch disc {
 		case spec.PS:
 			// State (i small, j giant), level i + j.
+			ch.ps = &psChain{mu: mu, ph: ph, J: M}
+			if giants > 0 {
+				ch.ps.J = min(giants, M)
+			}
 			idx := map[[2]int]int{}
 			top := func(n int) int { // most giants at level n
 				if giants > 0 {

@@ -49,4 +49,14 @@
 // for time T (by uniformisation); the period map takes the distribution
 // of server states at one refresh to the next, and its attractor gives the
 // mean time in system.
+//
+// The work of one period follows the mass, not the truncation: each
+// uniformised step touches only the states that can hold mass — for PS
+// with H2 sizes, on each level a range of giant counts — and drops the
+// states at the ends of those ranges holding less than 1e-18 of all
+// servers; the Poisson weights of a class are cut relative to its mass.
+// So PS servers need no separate limit on the giants they hold (a limit
+// that lost giants also biased the mean by more than the fraction of
+// arrivals lost), and the board classes, independent within a period, run
+// in parallel with a result that does not depend on the number of cores.
 package bestofd
