@@ -105,4 +105,3 @@ func FuzzModelValidate(f *testing.F) {
 		}
 	})
 }
-
