@@ -78,7 +78,7 @@ logistic fit of the fraction that tipped, with its 95% interval.
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
 	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
-	f.Float64Var(&o.maxT, "max-period", staleboard.DefaultEdgeMaxPeriod, "largest refresh period T the search may visit, in mean service times (the map's cost grows like T^2.2; at most 1e6)")
+	f.Float64Var(&o.maxT, "max-period", staleboard.DefaultEdgeMaxPeriod, "largest refresh period T the search may visit, in mean service times (the search cost grows with T; at most 1e6)")
 	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per entry; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Edge; schema in docs/schema/edge.json)")

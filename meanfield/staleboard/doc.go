@@ -30,19 +30,45 @@
 // possibly mid-pass.
 //
 // A class b is pure death until t_b (closed form: b − min(b, Poisson(t_b))
-// jobs). From then on all activated classes share one aggregate
-// distribution, which each pass transforms exactly: given j arrivals and n
-// Poisson service events in the first τ of a pass, all interleavings are
-// equally likely, so the end distribution follows the two-term recursion
+// jobs). From then on all activated classes receive the same arrivals.
+// Given a arrivals and s Poisson service events in the first τ of a pass
+// (Binom(a; k, τ/L) and Poisson(s; τ)), all orders are equally likely,
+// and a queue that starts at q ends at a − s + max(q, M), M the largest
+// excess of services over arrivals along the order: by the reflection
+// principle P(M ≥ m) = C(a+s, a+m)/C(a+s, a), positive terms only. So the
+// floor at 0 matters only for end levels ≤ k — k + 1 rows on the lowest
+// S + k + 1 levels, S the most services a pass holds — and above them a
+// pass is the convolution with Σ_{a−s=d} Binom(a)·Pois(s). Mass high
+// enough that it cannot reach the floor again before T (a Chernoff bound
+// over the remaining passes, below 1e-20) leaves the window of levels
+// that still can and goes to T at once: its level, plus the arrivals still
+// to come, minus Poisson(T − t) services. A class whose death law reaches
+// above the window when it is activated sends that part the same way, as
+// one Poisson(T) kernel thinned by a binomial (given N(T) = n, N(t_b) is
+// Binomial(n, t_b/T)); the classes above V die over [0, T] on one shared
+// Poisson(T) window. The time integral of E[q] gives the mean time in
+// system by Little's law (mean queue / λ): per pass in the window (the
+// floor's part by Gauss–Legendre weights), from mass and first moment for
+// the mass that has left it. The mean board is Σ b·p_b. Truncations
+// (Poisson tails, negligible tops, terms below 1e-30) are counted as lost
+// mass, never renormalised.
 //
-//	D(a, s) = a/(a+s)·Up D(a−1, s) + s/(a+s)·Down D(a, s−1)
-//
-// with positive weights (no cancellation), weighted by Binom(j; k, τ/L)
-// and Poisson(n; τ). Queues longer than the most services a pass holds
-// never touch 0, and there the pass is a convolution. The time integral
-// of E[q] gives the mean time in system by Little's law (mean queue / λ);
-// the mean board is Σ b·p_b. Truncations (Poisson tails, negligible tops)
-// are counted as lost mass, never renormalised.
+// Cost. A pass costs the window — the few dozen levels within reach of
+// the floor, not the ≈ T levels of the state — times its service range
+// S ≈ L + 8√L, plus O(k·S) for the floor; every level that leaves the
+// window, every activated class and every class above V costs one
+// Poisson kernel of width ≈ 18√T. With V ≈ T passes and ≈ T levels, a
+// period costs O(T·(w·S + √T)), w the window: about T^1.1 between T =
+// 1,100 and 3,000, below the former T^2.2 of a full pass over every level.
+// One period at k = 5, λ = 0.9 (CPU time): the balanced fixed point at
+// T = 400 0.1–0.2 ms, the spread-start herd at T = 1,100 and 3,000 about
+// 4 and 12 ms, the half-loaded herd 0.8 and 4 ms (full passes over every
+// level: 0.7–1.0, 34–39 and 235 ms; 16 and 72 ms). On a board it has not
+// seen — an orbit, a solve — the weights of every pass are computed
+// afresh: 4 and 12 ms for the half-loaded herd.
+// The map keeps its work space and the weights of its passes (by length
+// and executed part) from one period to the next: a period allocates
+// nothing but the result Apply returns.
 //
 // # Fixed points, branches and the edge
 //
@@ -55,14 +81,45 @@
 // Jacobian (on zero-sum perturbations) still well below 1, so an
 // eigenvalue test alone never finds the edge.
 //
-// Edge follows the stable balanced fixed point down from long T with
-// fixedpoint.FollowEnd — continuation, hops to coexisting branches, a
-// dynamic stability test, trial points aimed at the predicted collision —
-// and reports T*, T*(1−λ)², the ending branch and mechanism; with Confirm
-// it checks the edge by direct iteration just above (a perturbation
-// decays) and below (the state tips into the herd). The reference line of
-// the simulation study the model was published with ("The Cliff Was a
-// Trap Door") is T*(1−λ)² ≈ 0.9(k − 2).
+// Edge solves for the edge as a root. The crossing map of pass V,
+// Ψ_V(x) = Φ_{t_{V+1}(x)}(x), cuts the period exactly where pass V ends:
+// its fixed points are the balanced fixed points on the border between
+// branches V and V + 1, at T = t_{V+1}(x*) to the solver's tolerance. It
+// stays on one piece whatever x, so it is smooth (Φ_T at a fixed T has a
+// kink wherever a t_v(x) crosses T): Anderson acceleration solves it in a
+// few evaluations from distant starts, and stalls quickly where it has no
+// fixed point. Near the edge the balanced state is a chain of branches
+// ("bubbles"): branch V is stable between a lower border collision c(V)
+// and an upper one u(V), both fixed points of Ψ_V, and the state followed
+// down bubble V + 1 hops to bubble V where it ends, at c(V + 1), only if
+// u(V) > c(V + 1). Edge solves the balanced fixed point at the top (about
+// 10 map evaluations); descends a ladder of crossings u(V), each solved
+// from the one above (a fifth of the passes at a time, then bisection;
+// 4–8 evaluations a crossing, 8–12 a stall, about 5 probes) to the lowest
+// V that has one; solves c(V) from more loaded boards (the top's shifted
+// up by about twice its mean; 10–15) and c(V + 1) from it (about 9),
+// moving up while the bubble lies below a gap; and solves the stable
+// fixed point just above T* = c(V*) — Ψ_V* with the period cut at a
+// fraction of pass V* instead of its end, the fraction chosen for
+// T ≈ T*(1 + RelTol/2); about 8 — with its
+// spectrum (Arnoldi on 6 forward differences, 7). That is 75–130 map
+// evaluations an edge (76 for k = 5, λ = 0.9; a gap or a hard collision
+// adds a few solves), against 600–1,400 for a search by bisection; an
+// evaluation costs more the longer T (see Cost above), so the edges of
+// λ = 0.95 dominate a table. Where it fails — a branch that ends other
+// than in a border collision, a collision it cannot solve (k = 3 at
+// λ = 0.8, where no edge exists) — fixedpoint.FollowEnd's search takes
+// over (continuation, hops to coexisting branches found by plain
+// iteration, a dynamic stability test, bisection to RelTol);
+// EdgeResult.Method says which located the edge, and EdgeSettings.Search
+// selects the search. The search can also land, by a long step, on a
+// bubble below a gap that no following reaches (k = 7 and 10 at
+// λ = 0.95), and then reports a lower edge. Edge reports T*, T*(1−λ)²,
+// the ending branch and mechanism; with Confirm it checks the edge by
+// direct iteration just above (a perturbation decays) and below (the
+// state tips into the herd). The reference line of the simulation study
+// the model was published with ("The Cliff Was a Trap Door") is
+// T*(1−λ)² ≈ 0.9(k − 2).
 //
 // Above the edge a herd coexists with the balanced state: Attractor from a
 // half-loaded board settles on a two-group swapping cycle whose mean time

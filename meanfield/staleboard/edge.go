@@ -2,6 +2,7 @@ package staleboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -39,7 +40,7 @@ type EdgeSettings struct {
 	// finished entry. EdgeTable calls it from several goroutines at once.
 	Progress func(EdgeProgress)
 	// MaxPeriod bounds the refresh periods the search may visit, in T:
-	// the map's cost grows like T^2.2, so an edge whose search starts above
+	// the search cost grows faster than T, so an edge whose search starts above
 	// it (λ close to 1: T* ≈ 0.9(k−2)/(1−λ)²) is refused before any work
 	// instead of running for hours. Default DefaultEdgeMaxPeriod; at most
 	// MaxPeriod.
@@ -48,6 +49,12 @@ type EdgeSettings struct {
 	// checks it, and a cancelled entry ends with the context's error
 	// (EdgeTable still returns the entries finished before).
 	Context context.Context
+	// Search locates the N = ∞ edge by fixedpoint.FollowEnd's search
+	// (continuation and bisection to RelTol) instead of solving for the
+	// border collision (the package documentation describes both). The
+	// search is what the root falls back on; it costs five to ten times
+	// the map evaluations, and is kept for comparison.
+	Search bool
 }
 
 // EdgeProgress is one step of an edge computation.
@@ -97,7 +104,8 @@ type EdgeResult struct {
 	// reachable at Lo.
 	Lo, Hi float64
 	// Collision is the T at which the last branch's border distance
-	// t_{V+1} − T, extrapolated, reaches zero (NaN if not estimated).
+	// t_{V+1} − T reaches zero: solved for by the root path, extrapolated
+	// by the search (NaN if not estimated).
 	Collision float64
 	// Branch is V, the pass in progress at T* on the last balanced fixed
 	// point (the branch that ends).
@@ -115,9 +123,16 @@ type EdgeResult struct {
 	Line float64
 	// Confirmation is set when EdgeSettings.Confirm is.
 	Confirmation *EdgeConfirmation
-	// Evaluations counts the map evaluations, Seconds the wall time.
+	// Evaluations counts the map evaluations (every one: solves, finite
+	// differences, spectra, the confirmation), Seconds the wall time.
 	Evaluations int
 	Seconds     float64
+	// Method is how the N = ∞ edge was located: EdgeRoot (the border
+	// collision solved for), EdgeSearch (EdgeSettings.Search) or
+	// EdgeFallback (the root path gave way to the search; Fallback says
+	// why).
+	Method   EdgeMethod
+	Fallback string
 	// Status is Converged once the edge is bracketed to RelTol, or the
 	// balanced state followed down to the floor.
 	Status solver.Status
@@ -142,14 +157,32 @@ type EdgeResult struct {
 	board []float64
 }
 
+// EdgeMethod says how an N = ∞ edge was located.
+type EdgeMethod string
+
+const (
+	// EdgeRoot: the balanced state's crossings of the pass borders and
+	// its border collision solved for as fixed points of the crossing
+	// maps (the root path).
+	EdgeRoot EdgeMethod = "root"
+	// EdgeSearch: fixedpoint.FollowEnd's search (EdgeSettings.Search).
+	EdgeSearch EdgeMethod = "search"
+	// EdgeFallback: the root path could not end the branch at a border
+	// collision, and the search took over from the top.
+	EdgeFallback EdgeMethod = "fallback"
+)
+
 // Edge computes the tipping edge T* of the refresh-period map for the
 // model's k dispatchers at load λ (its Period must be 0: the edge is a
 // period): the lowest T down to which a stable balanced fixed point can be
-// followed from long T. The balanced fixed point is followed with
-// fixedpoint.FollowEnd (continuation, hops to coexisting branches, a
-// dynamic stability test); a step counts as following the balanced state
-// only if the board mean changes by less than a factor 1.6 (the herd
-// multiplies it by 5 or more).
+// followed from long T, hopping to a coexisting branch where one ends.
+// The end, a border collision, is solved for as a root (see the package
+// documentation for the method and its cost); where that fails the search
+// of fixedpoint.FollowEnd (continuation, hops to coexisting branches, a
+// dynamic stability test, bisection) takes over, and EdgeResult.Method
+// says which did. A state counts as balanced only if its board mean is
+// within a factor 1.6 of the followed one (the herd multiplies it by 5 or
+// more).
 func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
 	set, err := edgeSettings(m, s)
 	if err != nil {
@@ -200,7 +233,7 @@ func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
 		return nil, param.Errorf("Floor", "%v is T = %.3g at λ = %v, want T ≥ %v mean service times", set.Floor, T, m.Load, MinPeriod)
 	}
 	if T := set.Top / m.Scale(); T > set.MaxPeriod {
-		return nil, param.Errorf("MaxPeriod", "the search for k = %d at λ = %v starts at T = %.4g, above the bound %v: the map's cost grows like T^2.2, so this edge takes hours (raise the bound to compute it anyway)", m.K, m.Load, T, set.MaxPeriod)
+		return nil, param.Errorf("MaxPeriod", "the search for k = %d at λ = %v starts at T = %.4g, above the bound %v: the search cost grows faster than T (about T^1.1 per map evaluation, more evaluations at large T) (raise the bound to compute it anyway)", m.K, m.Load, T, set.MaxPeriod)
 	}
 	if !(set.RelTol > 0 && set.RelTol < 1) {
 		return nil, param.Errorf("RelTol", "%v, want a number in (0, 1)", set.RelTol)
@@ -232,17 +265,23 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	// Size the support at the top: the balanced fixed point there, from an
 	// empty board, raising the top until it is balanced.
 	top := set.Top / scale
+	// The root path only starts from the top's fixed point (every point it
+	// reports is solved on its own); the search continues it, as before.
+	topTol := 1e-10
+	if !set.Search {
+		topTol = rootTopTol
+	}
 	var n int
 	var x0 []float64
 	for {
-		fp, err := FixedPoint(&Model{K: k, Load: load, Period: top}, nil)
+		board, sojourn, evals, ok, err := topFixedPoint(k, load, top, set, topTol)
+		res.Evaluations += evals
 		if err != nil {
 			return nil, err
 		}
-		res.Evaluations += fp.Solve.Evaluations
-		if fp.Status == solver.Converged && fp.Map.Sojourn*(1-load) < 5 {
-			n = max(2*support(fp.Board, 1e-18)+32, 64)
-			x0 = pad(fp.Board[:min(len(fp.Board), n)], n)
+		if ok && sojourn*(1-load) < 5 {
+			n = max(2*support(board, 1e-18)+32, 64)
+			x0 = pad(board[:min(len(board), n)], n)
 			break
 		}
 		if top > 1e6 {
@@ -250,73 +289,37 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 		}
 		top *= 2
 	}
-	maps := map[float64]*Map{}
-	mapAt := func(T float64) (*Map, error) {
-		if m, ok := maps[T]; ok {
-			return m, nil
+	run := &edgeRun{k: k, load: load, set: set, n: n, maps: map[float64]*Map{}}
+	fam := run.family()
+	endSettings := func(hi float64, x []float64) *fixedpoint.EndSettings {
+		return &fixedpoint.EndSettings{
+			Hi:       hi,
+			X0:       x,
+			Lo:       set.Floor / scale,
+			RelTol:   set.RelTol,
+			Progress: func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) },
+			// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
+			// gives the outer eigenvalues for 48 evaluations.
+			Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
 		}
-		if !(T > 0) || !param.Finite(T) {
-			return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
+	}
+	var end *fixedpoint.End
+	var err error
+	if set.Search {
+		res.Method = EdgeSearch
+		end, err = fixedpoint.FollowEnd(fam, endSettings(top, x0))
+	} else {
+		res.Method = EdgeRoot
+		end, err = run.rootEdge(top, x0, set.Floor/scale, set.RelTol, func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) })
+		if errors.Is(err, errNoRoot) {
+			// The search, from the top.
+			res.Method, res.Fallback = EdgeFallback, err.Error()
+			end, err = fixedpoint.FollowEnd(fam, endSettings(top, x0))
 		}
-		m := newMap(k, load, T).boardOnly()
-		maps[T] = m
-		return m, nil
 	}
-	fam := &fixedpoint.Family{
-		Map: func(T float64) (fixedpoint.Func, error) {
-			m, err := mapAt(T)
-			if err != nil {
-				return nil, err
-			}
-			f := &supportFunc{m: m}
-			return func(dst, x []float64) error {
-				if err := set.canceled(); err != nil {
-					return err
-				}
-				f.lost = 0
-				if err := f.eval(dst, x); err != nil {
-					return fmt.Errorf("%w: %v", fixedpoint.ErrDomain, err)
-				}
-				if f.lost > 1e-10 {
-					// The state outgrew the support: far from balanced.
-					return fmt.Errorf("%w: %.3g of the mass left the support", fixedpoint.ErrDomain, f.lost)
-				}
-				return nil
-			}, nil
-		},
-		Start: func(float64) []float64 { return pad([]float64{1}, n) },
-		Same: func(prev, next []float64) bool {
-			a, b := Mean(prev), Mean(next)
-			return b < 1.6*a+1 && a < 1.6*b+1
-		},
-		Border: func(T float64, x []float64) (int, float64) {
-			m, err := mapAt(T)
-			if err != nil {
-				return 0, math.NaN()
-			}
-			r, err := m.Apply(x)
-			if err != nil {
-				return 0, math.NaN()
-			}
-			// The branch V ends where t_{V+1} reaches T; crossing t_V only
-			// continues the fixed point onto branch V − 1.
-			return r.Pass, r.PassEnd - T
-		},
-	}
-	end, err := fixedpoint.FollowEnd(fam, &fixedpoint.EndSettings{
-		Hi:       top,
-		X0:       x0,
-		Lo:       set.Floor / scale,
-		RelTol:   set.RelTol,
-		Progress: func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) },
-		// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
-		// gives the outer eigenvalues for 48 evaluations.
-		Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
-	})
 	if err != nil {
 		return nil, err
 	}
-	res.Evaluations += end.Evaluations
 	res.Found = end.Mechanism != fixedpoint.NoEnd
 	res.Period, res.Lo, res.Hi = end.Hi, end.Lo, end.Hi
 	res.Scaled = res.Period * scale
@@ -324,21 +327,22 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	if end.Spectrum != nil {
 		res.Leading, res.Radius = end.Spectrum.Leading, end.Spectrum.Radius
 	}
+	if err := set.canceled(); err != nil {
+		return nil, err
+	}
 	r, err := newMap(k, load, end.Hi).Apply(end.X)
 	if err != nil {
 		return nil, err
 	}
+	res.Evaluations++
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
 	res.board = end.X
 	if set.Confirm && res.Found {
 		// Above the edge, start from the followed (verified stable) fixed
 		// point nearest 1.01·T*; below it, from the last one.
-		above := end.Hi
-		xa := end.X
-		for _, sm := range end.Samples {
-			if sm.OK && sm.Theta > end.Hi && (above == end.Hi || math.Abs(sm.Theta-1.01*end.Hi) < math.Abs(above-1.01*end.Hi)) {
-				above, xa = sm.Theta, sm.X
-			}
+		above, xa, err := run.confirmAbove(end)
+		if err != nil {
+			return nil, err
 		}
 		c, evals, err := confirmEdge(k, load, end.Hi, end.X, above, xa)
 		if err != nil {
@@ -347,6 +351,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 		res.Confirmation = c
 		res.Evaluations += evals
 	}
+	res.Evaluations += run.evals
 	res.Seconds = time.Since(start).Seconds()
 	res.Status = solver.Converged
 	progress(EdgeProgress{Done: res})
@@ -497,4 +502,195 @@ func (s *EdgeSettings) canceled() error {
 		return nil
 	}
 	return s.Context.Err()
+}
+
+// edgeRun is one N = ∞ edge computation: its maps (one per period,
+// computing the next board only) on a fixed support of n classes, and the
+// count of every map evaluation made through them.
+type edgeRun struct {
+	k     int
+	load  float64
+	set   *EdgeSettings
+	n     int
+	maps  map[float64]*Map
+	evals int
+}
+
+// mapAt returns the board-only map at period T, built once.
+func (r *edgeRun) mapAt(T float64) (*Map, error) {
+	if m, ok := r.maps[T]; ok {
+		return m, nil
+	}
+	if !(T > 0) || !param.Finite(T) {
+		return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
+	}
+	m := newMap(r.k, r.load, T).boardOnly()
+	r.maps[T] = m
+	return m, nil
+}
+
+// fn returns Φ_T on the support as a fixedpoint.Func: it checks the
+// context, counts the evaluation, and reports a state that outgrew the
+// support as out of the domain.
+func (r *edgeRun) fn(T float64) (fixedpoint.Func, error) {
+	m, err := r.mapAt(T)
+	if err != nil {
+		return nil, err
+	}
+	return r.support(m), nil
+}
+
+// fnUncached is fn with a map of its own, not kept: for the periods
+// visited once (the crossing maps move T with every evaluation).
+func (r *edgeRun) fnUncached(T float64) (fixedpoint.Func, error) {
+	if !(T > 0) || !param.Finite(T) {
+		return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
+	}
+	return r.support(newMap(r.k, r.load, T).boardOnly()), nil
+}
+
+// support is the map m on the run's support, as fn describes.
+func (r *edgeRun) support(m *Map) fixedpoint.Func {
+	f := &supportFunc{m: m}
+	return func(dst, x []float64) error {
+		if err := r.set.canceled(); err != nil {
+			return err
+		}
+		r.evals++
+		f.lost = 0
+		if err := f.eval(dst, x); err != nil {
+			return fmt.Errorf("%w: %v", fixedpoint.ErrDomain, err)
+		}
+		if f.lost > 1e-10 {
+			// The state outgrew the support: far from balanced.
+			return fmt.Errorf("%w: %.3g of the mass left the support", fixedpoint.ErrDomain, f.lost)
+		}
+		return nil
+	}
+}
+
+// family is the balanced fixed point's family in T, for fixedpoint.
+func (r *edgeRun) family() *fixedpoint.Family {
+	return &fixedpoint.Family{
+		Map:   r.fn,
+		Start: func(float64) []float64 { return pad([]float64{1}, r.n) },
+		Same: func(prev, next []float64) bool {
+			a, b := Mean(prev), Mean(next)
+			return b < 1.6*a+1 && a < 1.6*b+1
+		},
+		Border: func(T float64, x []float64) (int, float64) {
+			// The branch V ends where t_{V+1} reaches T; crossing t_V only
+			// continues the fixed point onto branch V − 1.
+			return passBorder(r.k, r.load, T, x)
+		},
+	}
+}
+
+// passBorder returns V, the pass in progress at T for the board x (the
+// schedule of Map.Apply: L_v = k·F(v)/λ, t_{v+1} = t_v + L_v), and the
+// border distance t_{V+1} − T. It needs no map evaluation.
+func passBorder(k int, load, T float64, x []float64) (int, float64) {
+	var mass float64
+	for _, v := range x {
+		mass += v
+	}
+	top := len(x) - 1
+	for top > 0 && x[top] == 0 {
+		top--
+	}
+	t, cum := 0.0, 0.0
+	for v := 0; ; v++ {
+		if v <= top {
+			cum += x[v]
+		} else {
+			cum = mass
+		}
+		L := float64(k) * cum / load
+		if t+L >= T || (L == 0 && v > top) {
+			return v, t + L - T
+		}
+		t += L
+	}
+}
+
+// passEnd returns t_{V+1} for the board x: the end of pass V, computed as
+// Map.schedule does (so that Φ at T = passEnd has pass V in progress and
+// just complete: the border between branches V and V + 1).
+func passEnd(k int, load float64, V int, x []float64) float64 {
+	if V < 0 {
+		return 0
+	}
+	var mass float64
+	for _, v := range x {
+		mass += v
+	}
+	top := len(x) - 1
+	for top > 0 && x[top] == 0 {
+		top--
+	}
+	t, cum := 0.0, 0.0
+	for v := 0; ; v++ {
+		if v <= top {
+			cum += x[v]
+		} else {
+			cum = mass
+		}
+		L := float64(k) * cum / load
+		if v >= V {
+			return t + L
+		}
+		t += L
+	}
+}
+
+// topFixedPoint is the balanced fixed point at T from an empty board, as
+// FixedPoint solves it (Anderson to tol, 1e-10 in FixedPoint, on a support
+// doubled until the truncation loses less than 1e-12), with every map
+// evaluation counted and the context checked: the board, the mean time in
+// system there, the evaluations and whether the solve converged.
+func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]float64, float64, int, bool, error) {
+	evals := 0
+	count := func() error {
+		if err := set.canceled(); err != nil {
+			return err
+		}
+		evals++
+		return nil
+	}
+	fast := newMap(k, load, T).boardOnly()
+	if err := count(); err != nil {
+		return nil, 0, evals, false, err
+	}
+	r, err := fast.Apply([]float64{1})
+	if err != nil {
+		return nil, 0, evals, false, err
+	}
+	n := max(2*support(r.Next, 1e-18)+32, 1)
+	x := pad([]float64{1}, n)
+	for {
+		sf := &supportFunc{m: fast}
+		f := func(dst, x []float64) error {
+			if err := count(); err != nil {
+				return err
+			}
+			return sf.eval(dst, x)
+		}
+		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: 2000, Simplex: true, Stagnation: 100})
+		if err != nil {
+			return nil, 0, evals, false, err
+		}
+		if res.Status == fixedpoint.Converged && sf.lost > 1e-12 && n < 1<<16 {
+			n *= 2
+			x = pad(res.X, n)
+			continue
+		}
+		if err := count(); err != nil {
+			return nil, 0, evals, false, err
+		}
+		full, err := newMap(k, load, T).Apply(res.X)
+		if err != nil {
+			return nil, 0, evals, false, err
+		}
+		return res.X, full.Sojourn, evals, res.Status == fixedpoint.Converged, nil
+	}
 }

@@ -14,7 +14,10 @@ import (
 type supportFunc struct {
 	m    *Map
 	lost float64 // largest mass lost in one evaluation
+	// last is the last evaluation (its storage, res, is reused by the
+	// next: an evaluation allocates nothing once the buffers have grown).
 	last *MapResult
+	res  MapResult
 	// strict makes eval fail with errLeftSupport once an evaluation loses
 	// more than 1e-12 (lastIn keeps the input that did).
 	strict bool
@@ -31,8 +34,8 @@ type supportFunc struct {
 var errLeftSupport = errors.New("staleboard: the distribution outgrew its support")
 
 func (s *supportFunc) eval(dst, x []float64) error {
-	r, err := s.m.Apply(x)
-	if err != nil {
+	r := &s.res
+	if err := s.m.applyInto(x, r); err != nil {
 		return err
 	}
 	lost := r.Lost
@@ -120,10 +123,17 @@ type FixedPointResult struct {
 // enough that the truncation loses less than 1e-12 per evaluation: a
 // converged solve that lost more is continued on a support twice as long.
 func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
+	return fixedPoint(m, s, false)
+}
+
+// fixedPoint is FixedPoint, by the reference evolution when ref is set
+// (tests).
+func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, error) {
 	mp, err := NewMap(m)
 	if err != nil {
 		return nil, err
 	}
+	mp.reference = ref
 	set := FixedPointSettings{}
 	if s != nil {
 		set = *s

@@ -18,7 +18,12 @@ import (
 // per dispatcher, at independent uniform times in the pass; servers serve
 // at rate 1; the period is cut at T, possibly mid-pass.
 //
-// A Map holds work space: it is not safe for concurrent use.
+// Apply evaluates the period on a window of the levels that can still
+// empty before T and moves the rest to T at once (package documentation,
+// "The refresh-period map"): a period costs about T^1.1, not T^2.2.
+//
+// A Map holds work space and the weights of its passes, kept from one
+// period to the next: it is not safe for concurrent use.
 type Map struct {
 	K      int     // dispatchers of the map (Model.MapK)
 	Load   float64 // λ
@@ -26,14 +31,17 @@ type Map struct {
 	// TrimTol is the mass below which the top of a queue-length
 	// distribution is cut off, and PoissonTol the tail of the number of
 	// service events ignored in a pass. Both masses are counted as lost
-	// (MapResult.Lost) and never renormalised away. Defaults 1e-20 and
-	// 1e-17.
+	// (MapResult.Lost) and never renormalised away, like the terms below
+	// TrimTol·1e-10 the evaluation drops. Defaults 1e-20 and 1e-17.
 	TrimTol, PoissonTol float64
 
 	// noIntegral skips the time integral of E[q] (MeanQueue and Sojourn
 	// come out NaN): a map used only for its next board (solves, orbits)
 	// saves the quadrature it needs.
 	noIntegral bool
+	// reference evolves every period by evolveRef, the reference path
+	// (tests compare the two).
+	reference bool
 
 	cache  map[passKey]*passWeights
 	gl     map[int][2][]float64 // Gauss–Legendre rules by size
@@ -41,6 +49,13 @@ type Map struct {
 	d0, d1 [][]float64          // D(a, s−1) and D(a, s) rows of the pass recursion
 	mp, mc []float64            // their means
 	pmf    []float64            // Poisson terms of a class's death law
+
+	// Work space of the window evolution (map_window.go), reused from one
+	// period to the next.
+	bcache map[passKey]*boundaryWeights // boundary weights by pass
+	bfree  []*boundaryWeights           // recycled by a cleared cache
+	bsize  int                          // floats held by bcache
+	ws     windowSpace
 }
 
 // MapResult is one application of the map.
@@ -84,6 +99,7 @@ func newMap(k int, load, period float64) *Map {
 func (m *Map) boardOnly() *Map {
 	f := newMap(m.K, m.Load, m.Period)
 	f.noIntegral = true
+	f.reference = m.reference
 	return f
 }
 
@@ -121,7 +137,7 @@ func checkBoard(p []float64) (float64, error) {
 	return sum, nil
 }
 
-// Apply evaluates Φ_T(p).
+// Apply evaluates Φ_T(p) into a new result (the work space is the map's).
 func (m *Map) Apply(p []float64) (*MapResult, error) {
 	mass, err := checkBoard(p)
 	if err != nil {
@@ -131,10 +147,38 @@ func (m *Map) Apply(p []float64) (*MapResult, error) {
 	for top > 0 && p[top] == 0 {
 		top--
 	}
-	s := m.schedule(p, top, mass)
-	res := &MapResult{Pass: s.V, PassStart: s.t[s.V], PassEnd: s.t[s.V] + s.L[s.V]}
-	m.evolve(p, top, &s, res)
+	res := &MapResult{}
+	m.applyTo(p, top, mass, res)
 	return res, nil
+}
+
+// applyInto evaluates Φ_T(p) into res, reusing res.Next's storage: with
+// the map's work space, a period allocates nothing once the buffers have
+// grown.
+func (m *Map) applyInto(p []float64, res *MapResult) error {
+	mass, err := checkBoard(p)
+	if err != nil {
+		return err
+	}
+	top := len(p) - 1
+	for top > 0 && p[top] == 0 {
+		top--
+	}
+	m.applyTo(p, top, mass, res)
+	return nil
+}
+
+// applyTo evaluates Φ_T(p) for a checked board (top its last non-zero
+// class, mass its total) into res.
+func (m *Map) applyTo(p []float64, top int, mass float64, res *MapResult) {
+	s := m.scheduleInto(&m.ws.sched, p, top, mass)
+	next := res.Next[:0]
+	*res = MapResult{Next: next, Pass: s.V, PassStart: s.t[s.V], PassEnd: s.t[s.V] + s.L[s.V]}
+	if m.reference {
+		m.evolveRef(p, top, s, res)
+		return
+	}
+	m.evolve(p, top, s, res)
 }
 
 // passes is the schedule of a period: pass v starts at t[v] and lasts
@@ -148,8 +192,15 @@ type passes struct {
 // non-zero class): L_v = k·F(v)/λ, t_{v+1} = t_v + L_v, until the pass
 // in progress at T.
 func (m *Map) schedule(p []float64, top int, mass float64) passes {
-	k, lam, T := m.K, m.Load, m.Period
 	var s passes
+	m.scheduleInto(&s, p, top, mass)
+	return s
+}
+
+// scheduleInto is schedule into s, reusing its storage.
+func (m *Map) scheduleInto(s *passes, p []float64, top int, mass float64) *passes {
+	k, lam, T := m.K, m.Load, m.Period
+	s.t, s.L = s.t[:0], s.L[:0]
 	t := 0.0
 	var cum float64 // F(v)
 	for v := 0; ; v++ {
@@ -167,67 +218,6 @@ func (m *Map) schedule(p []float64, top int, mass float64) passes {
 		}
 		t += L
 	}
-}
-
-// evolve runs one period of board p (top its last non-zero class) through
-// the passes s and fills res's distribution, mean queue, sojourn, board
-// mean and lost mass. The passes need not be p's own: perturbed passes
-// give the map's response to the dispatchers' timing.
-func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
-	T := m.Period
-	// Aggregate distribution of the activated servers (board ≤ v), at t_v.
-	agg := []float64{}
-	var integral float64 // ∫₀^T E[q] dt, summed over all servers
-	for v := 0; v <= s.V; v++ {
-		t, L := s.t[v], s.L[v]
-		// Activate class v at t_v: pure death from v for time t_v.
-		if v <= top && p[v] > 0 {
-			var integ float64
-			agg, integ = addDeath(agg, &m.pmf, p[v], v, t)
-			integral += integ
-		}
-		if v == s.V {
-			// Pass V is in progress at T.
-			var integ, lost float64
-			agg, integ, lost = m.pass(agg, L, T-t)
-			integral += integ
-			res.Lost += lost
-			break
-		}
-		if L > 0 {
-			var integ, lost float64
-			agg, integ, lost = m.pass(agg, L, L)
-			integral += integ
-			res.Lost += lost
-			// Each pass can raise the support by k; cut the negligible top
-			// (counted as lost) so the recursion runs only over live classes.
-			res.Lost += trimTop(&agg, m.trimTol())
-		}
-	}
-	// Classes above V were never activated: pure death over [0, T].
-	next := agg
-	for b := s.V + 1; b <= top; b++ {
-		if p[b] == 0 {
-			continue
-		}
-		var integ float64
-		next, integ = addDeath(next, &m.pmf, p[b], b, T)
-		integral += integ
-	}
-	// Trim the negligible top and count it as lost.
-	tol := m.trimTol()
-	n := len(next)
-	for n > 1 && next[n-1] < tol {
-		res.Lost += next[n-1]
-		n--
-	}
-	res.Next = append([]float64(nil), next[:n]...)
-	res.BoardMean = Mean(res.Next)
-	res.MeanQueue = integral / T
-	if m.noIntegral {
-		res.MeanQueue = math.NaN()
-	}
-	res.Sojourn = res.MeanQueue / m.Load
 }
 
 // trimTop removes the entries at the top of *p below tol and returns their
@@ -271,6 +261,15 @@ func addDeath(dst []float64, scratch *[]float64, w float64, b int, t float64) ([
 		dst[b] += w
 		return dst, 0
 	}
+	lo, pmf := deathWindow(scratch, b, t)
+	return dst, w * deathInto(dst, pmf, w, b, lo)
+}
+
+// deathWindow returns the Poisson(t) terms of the death law of a class b
+// (t > 0, b ≥ 1) that addDeath keeps: pmf[i − lo] = Pois(i; t) for i =
+// lo..hi, from the mode (capped at b − 1) outward down to deathCut of its
+// term, in *scratch.
+func deathWindow(scratch *[]float64, b int, t float64) (int, []float64) {
 	// Poisson(t) pmf from the mode outward by the ratio pmf(i+1)/pmf(i) =
 	// t/(i+1): one exponential, no underflow trouble.
 	mode := min(int(t), b-1)
@@ -302,6 +301,13 @@ func addDeath(dst []float64, scratch *[]float64, w float64, b int, t float64) ([
 	for i := mode - 1; i >= lo; i-- {
 		pmf[i-lo] = pmf[i+1-lo] * float64(i+1) / t
 	}
+	return lo, pmf
+}
+
+// deathInto adds w times the death law of class b with the Poisson terms
+// pmf (from lo) into dst (long enough) and returns its time integral per
+// unit mass.
+func deathInto(dst, pmf []float64, w float64, b, lo int) float64 {
 	// Below the window N(t) < lo has no mass: those terms of the integral
 	// are (b − i)·1; above it, the tail is gone and they vanish.
 	fl, fb := float64(lo), float64(b)
@@ -314,7 +320,7 @@ func addDeath(dst []float64, scratch *[]float64, w float64, b int, t float64) ([
 		integ += float64(b-i) * math.Max(0, 1-cdf)
 	}
 	dst[0] += w * math.Max(0, 1-cdf)
-	return dst, w * integ
+	return integ
 }
 
 // String describes the map.

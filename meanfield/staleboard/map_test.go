@@ -366,31 +366,42 @@ func TestPhases(t *testing.T) {
 }
 
 // From a start with queue lengths spread evenly over 0..0.8·T the map
-// lingers for a long time near 0.6·T — an irregular transient, not an
-// attractor — before it falls into the 0.40·T two-group cycle: after about
-// 1,000 periods at T = 1,100 and 150 at T = 3,000 (k = 5, λ = 0.9). The
-// published simulations saw "a different herd at about 0.6T".
+// lingers for hundreds of periods near 0.6·T — an irregular transient, not
+// an attractor — and then mostly falls into the 0.40·T two-group cycle
+// (k = 5, λ = 0.9). The published simulations saw "a different herd at
+// about 0.6T".
+//
+// The transient is chaotic: where and when it ends is decided by rounding.
+// Moving 1e-14 of the start's mass from its top to 0 moves the end of the
+// transient by hundreds of periods, and some orbits end instead in a
+// wandering state near 0.85·T or are still near 0.6·T after 3,000 periods.
+// The full-pass map (evolveRef) and the window evolution, equal to 1e-12
+// in one period, show every one of these fates: at T = 3,000 the
+// full-pass map ends the transient after 150, 990 and 730 periods (start
+// exact, ±1e-14), the window evolution after 280, 260 and 150; at T =
+// 1,100 the full-pass map reaches the cycle after about 1,000 periods
+// from the exact start but is still near 0.6·T after 3,000 from two
+// perturbed ones and near 0.85·T from a third. So this checks the
+// transient (its level and that it lasts) and that an orbit that settles
+// settles on the 0.40·T cycle, not when it does.
 func TestSpreadStartTransient(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 1,200 herd periods of the map")
+		t.Skip("up to 3,000 herd periods of the map")
 	}
-	for _, c := range []struct {
-		T                      float64
-		minTransient, maxTrans int
-	}{{3000, 100, 250}, {1100, 800, 1300}} {
-		start, _ := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * c.T)})
-		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: c.T}, &AttractorSettings{Start: start})
+	for _, T := range []float64{3000, 1100} {
+		start, _ := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * T)})
+		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: T}, &AttractorSettings{Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}
 		first, last := att.Phases[0], att.Phases[len(att.Phases)-1]
 		t.Logf("T = %v: %v of period %d after %d periods; transient %d periods at %.3f·T (sd %.3f·T), then %.4f·T",
-			c.T, att.Kind, att.Period, att.Iterations, att.Transient, first.Mean/c.T, first.StdDev/c.T, att.Sojourn/c.T)
-		if att.Kind != fixedpoint.Cycle || att.Period != 2 || !within(att.Sojourn, 0.40*c.T, 0.02) {
-			t.Errorf("T = %v: %v of period %d at %.4f·T, want the 0.40·T two-cycle", c.T, att.Kind, att.Period, att.Sojourn/c.T)
+			T, att.Kind, att.Period, att.Iterations, att.Transient, first.Mean/T, first.StdDev/T, att.Sojourn/T)
+		if first.To < 100 || first.Mean < 0.55*T || first.Mean > 0.67*T {
+			t.Errorf("T = %v: transient of %d periods at %.3f·T, want 100 or more near 0.6·T", T, first.To, first.Mean/T)
 		}
-		if att.Transient < c.minTransient || att.Transient > c.maxTrans || first.Mean < 0.55*c.T || first.Mean > 0.67*c.T || last.From != att.Transient {
-			t.Errorf("T = %v: transient of %d periods at %.3f·T", c.T, att.Transient, first.Mean/c.T)
+		if att.Kind != fixedpoint.NotSettled && (att.Kind != fixedpoint.Cycle || att.Period != 2 || !within(att.Sojourn, 0.40*T, 0.02) || last.From != att.Transient) {
+			t.Errorf("T = %v: settled on a %v of period %d at %.4f·T, want the 0.40·T two-cycle", T, att.Kind, att.Period, att.Sojourn/T)
 		}
 	}
 }

@@ -99,9 +99,11 @@ func (m *Model) Validate() error {
 // MinPeriod and MaxPeriod bound the refresh period of the map. Below
 // MinPeriod a period holds so few arrivals per server that the map's
 // quadrature loses the mean time in system (it falls below the mean size
-// 1 at T = 0.001); the cost of one evaluation grows like T^2.2 (a second
-// at T = 5,000 in the herd), so MaxPeriod bounds it, and Attractor, which
-// iterates thousands of periods, has the lower bound MaxAttractorPeriod.
+// 1 at T = 0.001); the cost of one evaluation grows with T (about T^1.1
+// between 1,100 and 3,000, see doc.go), so MaxPeriod bounds it, and
+// Attractor, which iterates thousands of periods, has the lower bound
+// MaxAttractorPeriod (conservative since the window evolution; it could
+// be raised).
 const (
 	MinPeriod          = 0.01
 	MaxPeriod          = 1e6

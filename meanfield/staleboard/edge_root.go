@@ -1,0 +1,492 @@
+package staleboard
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+)
+
+// The N = ∞ edge as a root; the package documentation ("Fixed points,
+// branches and the edge") gives the method and its cost.
+//
+// Notation: on the board x, pass v ends at t_{v+1}(x) = Σ_{u≤v} k·F(u)/λ.
+// The crossing map of pass V,
+//
+//	Ψ_V(x) = Φ_{t_{V+1}(x)}(x),
+//
+// cuts the period exactly where pass V ends. Its fixed points are the
+// balanced fixed points lying on the border between branches V and V + 1,
+// at T = t_{V+1}(x*) exactly. Ψ_V stays on one piece whatever x, so it is
+// smooth, where Φ_T at a fixed T has a kink wherever some t_v(x) crosses
+// T: Anderson acceleration solves Ψ_V in a few evaluations even from
+// distant starts, and stalls quickly when Ψ_V has no fixed point. The
+// phase maps x ↦ Φ_{θ(x)}(x), θ(x) = t_V(x) + s·(t_{V+1}(x) − t_V(x)),
+// generalise it to any fraction s of pass V.
+//
+// Near the edge the balanced state is a chain of branches, "bubbles":
+// branch V is stable between a lower border collision c(V) and an upper
+// one u(V), both fixed points of Ψ_V (above the chain, the main branch
+// crosses the borders continuously, each crossing a fixed point of Ψ_V
+// too). u(V) is reached from the balanced state at longer periods; c(V)
+// from a more loaded board, or from c(V − 1). The state followed down
+// bubble V + 1 hops to bubble V at c(V + 1) if u(V) > c(V + 1); a bubble
+// below a gap is never reached. The edge is c(V*), V* the lowest bubble
+// reached.
+
+// errNoRoot says the root path could not locate the edge; the search
+// (fixedpoint.FollowEnd) takes over.
+var errNoRoot = errors.New("staleboard: the edge is not a border-collision root")
+
+// Tolerances of the root path: probes only steer, the collision and the
+// fixed point above it are final.
+const (
+	rootProbeTol = 1e-5
+	rootTopTol   = 1e-6
+	rootLowerTol = 1e-7
+	rootFinalTol = 1e-10
+)
+
+// rootEdge locates the edge below the balanced fixed point x0 at the
+// period top, down to the floor; relTol is the width of the final bracket.
+func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64, progress func(T float64, ok bool)) (*fixedpoint.End, error) {
+	end := &fixedpoint.End{Collision: math.NaN()}
+	before := r.evals
+	defer func() { end.Evaluations = r.evals - before }()
+	note := func(T float64, ok bool, x []float64) {
+		sm := fixedpoint.Sample{Theta: T, OK: ok}
+		if ok {
+			sm.X = x
+			sm.Piece, sm.Border = passBorder(r.k, r.load, T, x)
+		}
+		end.Samples = append(end.Samples, sm)
+		if progress != nil {
+			progress(T, ok)
+		}
+	}
+	same := r.family().Same
+	vTop, _ := passBorder(r.k, r.load, top, x0)
+
+	// The ladder: u(V), the crossing of the border of pass V by the
+	// balanced state, solved from the lowest crossing found so far (at
+	// first the top's fixed point), exists for every V down to the lowest
+	// bubble's; below, Ψ_V stalls. A descent by about a fifth of the
+	// passes at a time, then bisection.
+	type crossing struct {
+		x     []float64
+		theta float64
+	}
+	upper := map[int]crossing{vTop: {x0, math.Inf(1)}}
+	var stall []float64 // the last iterate of the highest stalled probe
+	okV, failV := vTop, -1
+	for okV-failV > 1 {
+		V := (okV + failV) / 2
+		if failV < 0 {
+			V = max(okV-max(1, int(math.Ceil(0.2*(float64(okV+1)-Mean(upper[okV].x))))), 0)
+		}
+		x, theta, ok, err := r.crossing(V, 1, upper[okV].x, x0, rootProbeTol, 20, 4)
+		if err != nil {
+			return nil, err
+		}
+		ok = ok && theta < top
+		note(theta, false, nil) // a crossing: on the border, not a stable point
+		if !ok {
+			failV, stall = V, x
+			continue
+		}
+		okV = V
+		upper[V] = crossing{x, theta}
+		if theta <= floor {
+			// The balanced state reaches the floor: no edge.
+			return r.rootNoEnd(end, x, floor, note)
+		}
+	}
+	vMin := okV
+	if u := upper[vMin]; floor > u.theta-2*float64(r.k)/r.load {
+		// Within two passes of the floor: the branch may reach it
+		// inside pass vMin without crossing another border.
+		if end, err := r.rootNoEnd(end, u.x, floor, note); err == nil || !errors.Is(err, errNoRoot) {
+			return end, err
+		}
+	}
+
+	// lowerAt is c(V), the lower collision, solved from the given starts:
+	// below u(V) and more loaded (if u(V) is known), and above the lower
+	// collision nbr of the bubble below, if given (the lower collisions
+	// rise in T and in load with V).
+	lower := map[int]crossing{}
+	lowerAt := func(V int, nbr *crossing, from ...[]float64) (crossing, bool, error) {
+		if c, ok := lower[V]; ok {
+			return c, true, nil
+		}
+		for _, s := range from {
+			x, theta, ok, err := r.crossing(V, 1, s, nil, rootLowerTol, 30, 5)
+			if err != nil {
+				return crossing{}, false, err
+			}
+			ok = ok && theta > floor && theta < top
+			if u, hasU := upper[V]; ok && hasU {
+				ok = theta < u.theta*(1-1e-6) && Mean(x) > Mean(u.x) && same(u.x, x)
+			}
+			if ok && nbr != nil {
+				ok = theta > nbr.theta && Mean(x) > Mean(nbr.x) && same(nbr.x, x)
+			}
+			note(theta, false, nil)
+			if ok {
+				lower[V] = crossing{x, theta}
+				return lower[V], true, nil
+			}
+		}
+		return crossing{}, false, nil
+	}
+
+	// upperAt is u(V): from the ladder, or solved from u(V + 1) or from the
+	// top's board shifted up by its mean.
+	m := Mean(x0)
+	upperAt := func(V int) (crossing, bool, error) {
+		if u, ok := upper[V]; ok {
+			return u, true, nil
+		}
+		// The nearest crossings found above and below, then the shift.
+		above, below := -1, -1
+		for W := range upper {
+			if W > V && (above < 0 || W < above) {
+				above = W
+			}
+			if W < V && (below < 0 || W > below) {
+				below = W
+			}
+		}
+		var from [][]float64
+		for _, W := range []int{above, below} {
+			if W >= 0 {
+				from = append(from, upper[W].x)
+			}
+		}
+		from = append(from, shiftBoard(x0, int(math.Round(m))))
+		for _, s := range from {
+			x, theta, ok, err := r.crossing(V, 1, s, x0, rootProbeTol, 20, 4)
+			if err != nil {
+				return crossing{}, false, err
+			}
+			ok = ok && theta < top
+			note(theta, false, nil)
+			if ok {
+				upper[V] = crossing{x, theta}
+				return upper[V], true, nil
+			}
+		}
+		return crossing{}, false, nil
+	}
+	// above is the stable fixed point just above the collision c of
+	// bubble V: the fixed point of the phase map at the fraction 1 − δ of
+	// pass V, δ set so that T is about T*(1 + relTol/2) (a solve at that T
+	// could land on the unstable partner across the border), with its
+	// spectrum. The slope of the border distance is not known: a first
+	// guess, then a correction. ok is false when there is none (c is then
+	// not the lower end of a stable bubble).
+	type stable struct {
+		x     []float64
+		theta float64
+		sp    *fixedpoint.Spectrum
+	}
+	aboveOf := map[int]stable{}
+	above := func(V int) (stable, bool, error) {
+		if a, ok := aboveOf[V]; ok {
+			return a, a.x != nil, nil
+		}
+		c := lower[V]
+		L := passEnd(r.k, r.load, V, c.x) - passEnd(r.k, r.load, V-1, c.x)
+		want := relTol / 2 * c.theta
+		delta := want / L
+		xh := c.x
+		var hi float64
+		for try := 0; ; try++ {
+			x, theta, ok, err := r.crossing(V, 1-delta, xh, c.x, rootFinalTol, 40, 8)
+			if err != nil {
+				return stable{}, false, err
+			}
+			if !ok || !(theta > c.theta) {
+				note(theta, false, nil)
+				aboveOf[V] = stable{}
+				return stable{}, false, nil
+			}
+			xh, hi = x, theta
+			if got := hi - c.theta; (got > 0.1*want && got < 1.9*want) || try == 2 {
+				break
+			} else {
+				delta *= want / got
+			}
+		}
+		piece, dist := passBorder(r.k, r.load, hi, xh)
+		ok := piece == V && dist > 0 && hi-c.theta < 0.999*relTol*hi
+		var sp *fixedpoint.Spectrum
+		if ok {
+			f, err := r.fn(hi)
+			if err != nil {
+				return stable{}, false, err
+			}
+			if sp, err = fixedpoint.LeadingSpectrum(f, xh, nil, &fixedpoint.SpectrumSettings{Krylov: 6}); err != nil {
+				return stable{}, false, err
+			}
+			ok = sp.Radius < 1-1e-3
+		}
+		note(hi, ok, xh)
+		if !ok {
+			aboveOf[V] = stable{}
+			return stable{}, false, nil
+		}
+		aboveOf[V] = stable{xh, hi, sp}
+		return aboveOf[V], true, nil
+	}
+
+	// c(vMin), from more loaded boards: the top's shifted up by twice its
+	// mean, by 1.5 and 3 times; the stalled probe's last iterate and its
+	// reflection through u(vMin).
+	starts := [][]float64{shiftBoard(x0, int(math.Round(2*m))), shiftBoard(x0, int(math.Round(1.5*m)))}
+	if stall != nil {
+		refl := make([]float64, len(stall))
+		for i := range refl {
+			refl[i] = 2*stall[i] - upper[vMin].x[i]
+		}
+		simplex(refl)
+		starts = append(starts, stall, refl)
+	}
+	starts = append(starts, shiftBoard(x0, int(math.Round(3*m))))
+	if _, _, err := lowerAt(vMin, nil, starts...); err != nil {
+		return nil, err
+	}
+
+	// The chain of bubbles: the balanced state, following bubble V + 1
+	// down to its end c(V + 1), hops to bubble V only if bubble V reaches
+	// above it, u(V) > c(V + 1); a bubble below a gap is not reached (a
+	// c(V + 1) that does not end a stable bubble, as below the main
+	// branch's end, decides nothing). Below vMin no upper collision is
+	// reached (the ladder stalled): the chain ends at vMin or above.
+	vStar := vMin
+	for {
+		var from [][]float64
+		var nbr *crossing
+		if cur, ok := lower[vStar]; ok {
+			nbr = &cur
+			from = [][]float64{shiftBoard(cur.x, 1), cur.x}
+		}
+		c, ok, err := lowerAt(vStar+1, nbr, append(from, starts...)...)
+		if err != nil {
+			return nil, err
+		}
+		u, hasU := upper[vStar]
+		if ok && hasU && u.theta < c.theta {
+			// A gap, if c(V + 1) ends a stable bubble.
+			if _, ok, err = above(vStar + 1); err != nil {
+				return nil, err
+			}
+		}
+		if !ok || !hasU || u.theta >= c.theta {
+			// Bubble V is reached.
+			if _, ok := lower[vStar]; !ok {
+				return nil, fmt.Errorf("%w: no lower border collision of branch %d found", errNoRoot, vStar)
+			}
+			break
+		}
+		if vStar++; vStar > vMin+4 {
+			return nil, fmt.Errorf("%w: no overlapping branches above branch %d", errNoRoot, vMin)
+		}
+		if _, ok, err := upperAt(vStar); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: branch %d has no upper border collision", errNoRoot, vStar)
+			}
+			return nil, err
+		}
+	}
+
+	c := lower[vStar]
+	a, ok, err := above(vStar)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: no stable fixed point above the collision at T = %.6g", errNoRoot, c.theta)
+	}
+	piece, dist := passBorder(r.k, r.load, a.theta, a.x)
+	end.Mechanism = fixedpoint.BorderCollision
+	end.Hi, end.Lo, end.X = a.theta, a.theta*(1-0.999*relTol), a.x
+	end.Piece, end.Border, end.Collision = piece, dist, c.theta
+	end.Spectrum = a.sp
+	return end, nil
+}
+
+// rootNoEnd finishes a root path whose balanced state reaches the floor:
+// the fixed point there, from the crossing x just above it.
+func (r *edgeRun) rootNoEnd(end *fixedpoint.End, x []float64, floor float64, note func(float64, bool, []float64)) (*fixedpoint.End, error) {
+	f, err := r.fn(floor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: rootFinalTol, MaxIter: 200, Simplex: true, Stagnation: 20})
+	if err != nil {
+		return nil, err
+	}
+	ok := res.Status == fixedpoint.Converged && r.family().Same(x, res.X)
+	note(floor, ok, res.X)
+	if !ok {
+		return nil, fmt.Errorf("%w: no balanced fixed point at the floor T = %.6g", errNoRoot, floor)
+	}
+	end.Mechanism, end.Hi, end.Lo, end.X = fixedpoint.NoEnd, floor, floor, res.X
+	end.Piece, end.Border = passBorder(r.k, r.load, floor, res.X)
+	return end, r.spectrum(end)
+}
+
+// spectrum computes the spectrum at the end's Hi and X: Arnoldi on 6
+// Krylov vectors with forward differences (the Jacobian at the edge has
+// only a few eigenvalues away from 0: 6 vectors give the leading one to
+// 1e-5).
+func (r *edgeRun) spectrum(end *fixedpoint.End) error {
+	f, err := r.fn(end.Hi)
+	if err != nil {
+		return err
+	}
+	sp, err := fixedpoint.LeadingSpectrum(f, end.X, nil, &fixedpoint.SpectrumSettings{Krylov: 6})
+	if err != nil {
+		return err
+	}
+	end.Spectrum = sp
+	return nil
+}
+
+// crossing solves for a fixed point of the phase map of pass V at the
+// fraction s of the pass (s = 1: the crossing map Ψ_V): x ↦ Φ_{θ(x)}(x),
+// θ(x) = t_V(x) + s·(t_{V+1}(x) − t_V(x)). It starts from x0, is cut short
+// once the iterate leaves the balanced family (judged against ref, if not
+// nil), and returns the point, its θ, and whether the solve converged
+// there on branch V.
+func (r *edgeRun) crossing(V int, s float64, x0, ref []float64, tol float64, maxIter, stagnation int) ([]float64, float64, bool, error) {
+	same := r.family().Same
+	theta := func(x []float64) float64 {
+		b := passEnd(r.k, r.load, V, x)
+		if s != 1 {
+			a := passEnd(r.k, r.load, V-1, x)
+			b = a + s*(b-a)
+		}
+		return b
+	}
+	f := func(dst, x []float64) error {
+		if ref != nil && !same(ref, x) {
+			return fixedpoint.ErrDomain
+		}
+		T := theta(x)
+		if !(T >= MinPeriod) || T > MaxPeriod {
+			return fixedpoint.ErrDomain
+		}
+		g, err := r.fnUncached(T)
+		if err != nil {
+			return err
+		}
+		return g(dst, x)
+	}
+	res, err := fixedpoint.Solve(f, x0, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: maxIter, Simplex: true, Stagnation: stagnation})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	T := theta(res.X)
+	ok := res.Status == fixedpoint.Converged && (ref == nil || same(ref, res.X))
+	if ok {
+		p, _ := passBorder(r.k, r.load, T, res.X)
+		ok = p == V
+	}
+	return res.X, T, ok, nil
+}
+
+// shiftBoard returns the board x with every queue d longer (the mass at
+// the top of the support stays there): a more loaded start.
+func shiftBoard(x []float64, d int) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[min(i+d, len(x)-1)] += v
+	}
+	return y
+}
+
+// simplex sets the negative entries of x to zero and rescales it to
+// mass 1.
+func simplex(x []float64) {
+	var s float64
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+		s += x[i]
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+// confirmAbove picks the stable fixed point above the edge that Confirm
+// perturbs: the followed one nearest 1.01·T* (the search's samples), or,
+// when none lies within 0.5–2% above T* (the root path solves few fixed
+// points), one solved near 1.01·T* (else nearer, down to 1.0005·T*: the
+// last branch may span less) on the last branch,
+// checked attracting: on the root path by the phase map of the ending
+// pass, continuing the fixed point at Hi (the border distance grows about
+// linearly from the collision), else at that T. Failing all, the fixed
+// point at Hi.
+func (r *edgeRun) confirmAbove(end *fixedpoint.End) (float64, []float64, error) {
+	above, xa := end.Hi, end.X
+	for _, sm := range end.Samples {
+		if sm.OK && sm.Theta > end.Hi && (above == end.Hi || math.Abs(sm.Theta-1.01*end.Hi) < math.Abs(above-1.01*end.Hi)) {
+			above, xa = sm.Theta, sm.X
+		}
+	}
+	if above > 1.005*end.Hi && above < 1.02*end.Hi {
+		return above, xa, nil
+	}
+	same := r.family().Same
+	V, c := end.Piece, end.Collision
+	frac := func(x []float64, T float64) float64 {
+		a := passEnd(r.k, r.load, V-1, x)
+		return (T - a) / (passEnd(r.k, r.load, V, x) - a)
+	}
+	for _, f := range []float64{1.01, 1.005, 1.002, 1.001, 1.0005} {
+		target := f * end.Hi
+		var x []float64
+		T := target
+		if !math.IsNaN(c) && c < end.Hi {
+			gap := 1 - frac(end.X, end.Hi)
+			var ok bool
+			var err error
+			x, T, ok, err = r.crossing(V, 1-gap*(target-c)/(end.Hi-c), end.X, end.X, rootFinalTol, 40, 8)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !ok || !(T > end.Hi && T <= 1.02*end.Hi) {
+				x = nil
+			}
+		}
+		if x == nil {
+			f, err := r.fn(target)
+			if err != nil {
+				return 0, nil, err
+			}
+			res, err := fixedpoint.Solve(f, end.X, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: rootFinalTol, MaxIter: 200, Simplex: true, Stagnation: 20})
+			if err != nil {
+				return 0, nil, err
+			}
+			if res.Status != fixedpoint.Converged || !same(end.X, res.X) {
+				continue
+			}
+			x, T = res.X, target
+		}
+		f, err := r.fn(T)
+		if err != nil {
+			return 0, nil, err
+		}
+		if ok, _, err := fixedpoint.Attracting(f, x, 32); err != nil {
+			return 0, nil, err
+		} else if ok {
+			return T, x, nil
+		}
+	}
+	return above, xa, nil
+}

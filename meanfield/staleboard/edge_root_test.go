@@ -1,0 +1,138 @@
+package staleboard
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/fluidlb/fluid/fixedpoint"
+)
+
+// The root path locates the edge of k = 5, λ = 0.9 in at most 100 map
+// evaluations (the search took about 635), at the published 2.8993.
+func TestEdgeRootEvaluations(t *testing.T) {
+	r, err := Edge(&Model{K: 5, Load: 0.9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != EdgeRoot {
+		t.Fatalf("located by %q (%s), want the root", r.Method, r.Fallback)
+	}
+	if r.Evaluations > 100 {
+		t.Errorf("%d map evaluations, want at most 100", r.Evaluations)
+	}
+	if !r.Found || math.Abs(r.Scaled/2.8993-1) > 1e-4 {
+		t.Errorf("edge %.6f (found %v), want 2.8993 to 1e-4", r.Scaled, r.Found)
+	}
+	if r.Mechanism != fixedpoint.BorderCollision || r.Branch != 59 || r.Radius >= 0.97 {
+		t.Errorf("ends on branch %d by %v, radius %.3f", r.Branch, r.Mechanism, r.Radius)
+	}
+	// The collision is solved for: inside the bracket, which is RelTol wide.
+	if !(r.Lo < r.Collision && r.Collision < r.Hi) || r.Hi-r.Lo > 1e-4*r.Hi || r.Period != r.Hi {
+		t.Errorf("collision %v, bracket [%v, %v], period %v", r.Collision, r.Lo, r.Hi, r.Period)
+	}
+	t.Logf("T* = %.6f, %d evaluations, %.3f s", r.Period, r.Evaluations, r.Seconds)
+}
+
+// The root and the search agree to the search's bracket, 1e-4, on the same
+// branch, where the chain of branches has no gap.
+func TestEdgeRootMatchesSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the search for five entries")
+	}
+	for _, m := range []Model{{K: 4, Load: 0.8}, {K: 7, Load: 0.8}, {K: 3, Load: 0.9}, {K: 6, Load: 0.9}, {K: 10, Load: 0.9}} {
+		root, err := Edge(&m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		search, err := Edge(&m, &EdgeSettings{Search: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root.Method != EdgeRoot || search.Method != EdgeSearch {
+			t.Errorf("k=%d λ=%v: methods %q (%s), %q", m.K, m.Load, root.Method, root.Fallback, search.Method)
+		}
+		if math.Abs(root.Period/search.Period-1) > 1e-4 || root.Branch != search.Branch {
+			t.Errorf("k=%d λ=%v: root %.6f on branch %d, search %.6f on branch %d", m.K, m.Load, root.Period, root.Branch, search.Period, search.Branch)
+		}
+		if root.Evaluations*4 > search.Evaluations {
+			t.Errorf("k=%d λ=%v: root %d evaluations, search %d", m.K, m.Load, root.Evaluations, search.Evaluations)
+		}
+	}
+}
+
+// A bubble below a gap is not reached: at k = 7, λ = 0.95 branch 256 is
+// stable on [1791.42, 1794.79], below the end of branch 257 at 1795.40.
+// The state followed down branch 257 tips there (Confirm: just below,
+// iteration leaves the balanced state), where the search's long steps
+// could land on branch 256 and report its end.
+func TestEdgeRootGap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a λ = 0.95 edge with confirmation")
+	}
+	r, err := Edge(&Model{K: 7, Load: 0.95}, &EdgeSettings{Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != EdgeRoot || r.Branch != 257 || math.Abs(r.Collision-1795.40) > 0.01 {
+		t.Errorf("located by %q (%s) on branch %d, collision %.4f; want the root, branch 257 at 1795.40", r.Method, r.Fallback, r.Branch, r.Collision)
+	}
+	// Between the two bubbles no balanced state remains.
+	gap := 0.5 * (1794.79 + 1795.40)
+	if c := r.Confirmation; c == nil || !c.AboveOK || !c.BelowTipped || c.Above <= r.Period || c.Above > 1.02*r.Period {
+		t.Errorf("confirmation %+v", c)
+	}
+	x := r.board
+	m := newMap(7, 0.95, gap)
+	thr := 1.6*Mean(x) + 1
+	for range 200 {
+		res, err := m.Apply(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x = res.Next; res.BoardMean > thr {
+			return
+		}
+	}
+	t.Errorf("at T = %.2f, between the bubbles, iteration from the edge stays balanced", gap)
+}
+
+// Where the root path cannot end the branch at a border collision it
+// falls back on the search: k = 3 at λ = 0.8 has no edge.
+func TestEdgeRootFallback(t *testing.T) {
+	r, err := Edge(&Model{K: 3, Load: 0.8}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != EdgeFallback || r.Fallback == "" || r.Found {
+		t.Errorf("method %q (%q), found %v at %.4f", r.Method, r.Fallback, r.Found, r.Scaled)
+	}
+	// And without an edge, the root path follows the balanced state to
+	// the floor itself: k = 2.
+	r, err = Edge(&Model{K: 2, Load: 0.9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != EdgeRoot || r.Found || math.Abs(r.Scaled-0.05) > 1e-9 {
+		t.Errorf("k = 2: method %q (%q), found %v at %.4f", r.Method, r.Fallback, r.Found, r.Scaled)
+	}
+}
+
+// Cancelling the context stops the computation within a map evaluation.
+func TestEdgeCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	solves := 0
+	_, err := Edge(&Model{K: 5, Load: 0.9}, &EdgeSettings{Context: ctx, Progress: func(p EdgeProgress) {
+		if solves++; solves == 3 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if solves != 3 {
+		t.Errorf("%d solves reported, want the computation to stop at the third", solves)
+	}
+}
