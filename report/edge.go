@@ -39,7 +39,13 @@ type EdgeRow struct {
 	Floor       float64       `json:"floor"`   // lowest T(1−λ)² searched
 	Confirm     *Confirmation `json:"confirmation,omitempty"`
 	Evals       int           `json:"evaluations"` // map evaluations
-	RowSeconds  float64       `json:"seconds"`
+	// Method is how the N = ∞ edge was located: root (border collisions
+	// solved as fixed points), search (continuation and bisection) or
+	// fallback (the root path gave way to the search, Fallback says why);
+	// null on finite-N rows.
+	Method     *string `json:"method"`
+	Fallback   *string `json:"fallback"`
+	RowSeconds float64 `json:"seconds"`
 	// Finite-N rows: Servers is N and Horizon H (null on the N = ∞ row),
 	// Scaled the finite-N edge T*(N, H)(1−λ)², InfiniteScaled the N = ∞
 	// edge it lies above; Simulated the simulated edge (with --simulate).

@@ -221,6 +221,12 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
 		Evals: r.Evaluations, RowSeconds: r.Seconds,
 	}
+	if r.Servers == 0 && r.Method != "" {
+		row.Method = ptr(string(r.Method))
+		if r.Fallback != "" {
+			row.Fallback = ptr(r.Fallback)
+		}
+	}
 	if r.Servers > 0 {
 		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
 		if r.Infinite.Found {

@@ -29,7 +29,7 @@ func TestEdgeJSON(t *testing.T) {
 	}
 	// k = 5: the published model edge 2.90 ("The Cliff Was a Trap Door") within 1%.
 	r5 := rep.Rows[1]
-	if r5.Scaled == nil || math.Abs(*r5.Scaled-2.90) > 0.029 || r5.Mechanism == nil || *r5.Mechanism != "border collision" || len(r5.Bracket) != 2 {
+	if r5.Scaled == nil || math.Abs(*r5.Scaled-2.90) > 0.029 || r5.Mechanism == nil || *r5.Mechanism != "border collision" || r5.Method == nil || *r5.Method != "root" || r5.Evals > 100 || len(r5.Bracket) != 2 {
 		t.Errorf("k=5: %+v", r5)
 	}
 }
