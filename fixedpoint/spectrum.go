@@ -58,12 +58,7 @@ func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error
 	if set.Krylov == 0 {
 		set.Krylov = 30
 	}
-	var supp []int
-	for i, v := range x {
-		if v > set.SupportTol {
-			supp = append(supp, i)
-		}
-	}
+	supp := support(x, set.SupportTol)
 	if len(supp) < 2 {
 		return &Spectrum{}, nil
 	}
@@ -79,11 +74,29 @@ func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error
 		vals, err = denseSpectrum(f, x, fx, supp, set.Step, sp)
 	} else {
 		sp.Arnoldi = true
-		vals, err = arnoldiSpectrum(f, x, supp, set, sp)
+		vals, err = arnoldiSpectrum(f, x, supp, set, sp, nil)
 	}
 	if err != nil {
 		return nil, err
 	}
+	sp.setEigenvalues(vals)
+	return sp, nil
+}
+
+// support lists the entries of x above tol.
+func support(x []float64, tol float64) []int {
+	var supp []int
+	for i, v := range x {
+		if v > tol {
+			supp = append(supp, i)
+		}
+	}
+	return supp
+}
+
+// setEigenvalues sorts vals by decreasing modulus (the larger real part
+// first among ties) and sets Eigenvalues, Leading and Radius.
+func (sp *Spectrum) setEigenvalues(vals []complex128) {
 	sort.Slice(vals, func(a, b int) bool {
 		ma, mb := cmplx.Abs(vals[a]), cmplx.Abs(vals[b])
 		if math.Abs(ma-mb) > 1e-12 {
@@ -96,7 +109,6 @@ func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error
 		sp.Leading = vals[0]
 		sp.Radius = cmplx.Abs(vals[0])
 	}
-	return sp, nil
 }
 
 // denseSpectrum forms the Jacobian on the supported zero-sum basis and
@@ -209,8 +221,10 @@ func denseJacobian(f Func, x, fx []float64, supp []int, h float64) (*Jacobian, e
 // (exactly symmetric for a reversible Markov chain), so the outer Ritz
 // values converge from the inside instead of wandering in a wide field of
 // values. J·u comes from central differences with a step that keeps
-// x ± h·u non-negative; u = D^{1/2}·û is zero-sum when û ⟂ √x.
-func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *Spectrum) ([]complex128, error) {
+// x ± h·u non-negative; u = D^{1/2}·û is zero-sum when û ⟂ √x. Given
+// fx = Φ(x), forward differences replace the central ones: one evaluation
+// per vector, with a step that keeps x + h·u non-negative.
+func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *Spectrum, fx []float64) ([]complex128, error) {
 	n := len(supp)
 	m := min(set.Krylov, n-1)
 	sq := make([]float64, n) // √x on the support
@@ -243,26 +257,35 @@ func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *
 		h := set.Step
 		for i := range u {
 			u[i] = sq[i] * v[i]
-			if u[i] != 0 {
+			if u[i] < 0 || (u[i] > 0 && fx == nil) {
 				h = math.Min(h, 0.5*x[supp[i]]/math.Abs(u[i]))
 			}
 		}
 		copy(xp, x)
-		copy(xm, x)
 		for i, c := range supp {
 			xp[c] += h * u[i]
-			xm[c] -= h * u[i]
 		}
 		if err := f(fp, xp); err != nil {
 			return nil, err
 		}
-		if err := f(fm, xm); err != nil {
-			return nil, err
-		}
-		sp.Evaluations += 2
+		sp.Evaluations++
 		w := make([]float64, n)
-		for i, c := range supp {
-			w[i] = (fp[c] - fm[c]) / (2 * h) / sq[i]
+		if fx != nil {
+			for i, c := range supp {
+				w[i] = (fp[c] - fx[c]) / h / sq[i]
+			}
+		} else {
+			copy(xm, x)
+			for i, c := range supp {
+				xm[c] -= h * u[i]
+			}
+			if err := f(fm, xm); err != nil {
+				return nil, err
+			}
+			sp.Evaluations++
+			for i, c := range supp {
+				w[i] = (fp[c] - fm[c]) / (2 * h) / sq[i]
+			}
 		}
 		orth(w)
 		for j := 0; j <= k; j++ {
