@@ -590,27 +590,10 @@ func (r *edgeRun) family() *fixedpoint.Family {
 // schedule of Map.Apply: L_v = k·F(v)/λ, t_{v+1} = t_v + L_v), and the
 // border distance t_{V+1} − T. It needs no map evaluation.
 func passBorder(k int, load, T float64, x []float64) (int, float64) {
-	var mass float64
-	for _, v := range x {
-		mass += v
-	}
-	top := len(x) - 1
-	for top > 0 && x[top] == 0 {
-		top--
-	}
-	t, cum := 0.0, 0.0
-	for v := 0; ; v++ {
-		if v <= top {
-			cum += x[v]
-		} else {
-			cum = mass
-		}
-		L := float64(k) * cum / load
-		if t+L >= T || (L == 0 && v > top) {
-			return v, t + L - T
-		}
-		t += L
-	}
+	v, t, L := walkPasses(k, load, x, func(v int, t, L float64, past bool) bool {
+		return t+L >= T || (L == 0 && past)
+	})
+	return v, t + L - T
 }
 
 // passEnd returns t_{V+1} for the board x: the end of pass V, computed as
@@ -620,6 +603,15 @@ func passEnd(k int, load float64, V int, x []float64) float64 {
 	if V < 0 {
 		return 0
 	}
+	_, t, L := walkPasses(k, load, x, func(v int, _, _ float64, _ bool) bool { return v >= V })
+	return t + L
+}
+
+// walkPasses steps through the pass schedule of the board x (pass v starts
+// at t_v and lasts L_v = k·F(v)/λ, F the board's distribution function)
+// until stop(v, t_v, L_v, v beyond the board's top) holds, and returns that
+// pass.
+func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64, past bool) bool) (int, float64, float64) {
 	var mass float64
 	for _, v := range x {
 		mass += v
@@ -636,8 +628,8 @@ func passEnd(k int, load float64, V int, x []float64) float64 {
 			cum = mass
 		}
 		L := float64(k) * cum / load
-		if v >= V {
-			return t + L
+		if stop(v, t, L, v > top) {
+			return v, t, L
 		}
 		t += L
 	}

@@ -98,33 +98,8 @@ func (m *Map) legendre(n int) ([]float64, []float64) {
 	return xs, ws
 }
 
-// binomial returns Binom(j; k, π), j = 0..k.
-func (m *Map) binomial(pi float64) []float64 {
-	k := m.K
-	out := make([]float64, k+1)
-	if pi >= 1 {
-		out[k] = 1
-		return out
-	}
-	if pi <= 0 {
-		out[0] = 1
-		return out
-	}
-	if len(m.logC) != k+1 {
-		m.logC = make([]float64, k+1)
-		lk, _ := math.Lgamma(float64(k) + 1)
-		for j := range m.logC {
-			l1, _ := math.Lgamma(float64(j) + 1)
-			l2, _ := math.Lgamma(float64(k-j) + 1)
-			m.logC[j] = lk - l1 - l2
-		}
-	}
-	lp, lq := math.Log(pi), math.Log1p(-pi)
-	for j := 0; j <= k; j++ {
-		out[j] = math.Exp(m.logC[j] + float64(j)*lp + float64(k-j)*lq)
-	}
-	return out
-}
+// binomial returns Binom(j; k, π), j = 0..k, in a new slice.
+func (m *Map) binomial(pi float64) []float64 { return m.binomialTo(nil, pi) }
 
 // pass propagates x through the first τ of a pass (see passRecursion for
 // the model). Queues of length q ≥ S, S the most service events the pass
