@@ -11,19 +11,7 @@ package fixedpoint
 // the forward difference costs accuracy of order Step. Settings as in
 // ComputeSpectrum (Krylov default 6; DenseLimit is not used).
 func LeadingSpectrum(f Func, x, fx []float64, s *SpectrumSettings) (*Spectrum, error) {
-	var set SpectrumSettings
-	if s != nil {
-		set = *s
-	}
-	if set.Step == 0 {
-		set.Step = 1e-7
-	}
-	if set.SupportTol == 0 {
-		set.SupportTol = 1e-10
-	}
-	if set.Krylov == 0 {
-		set.Krylov = 6
-	}
+	set := s.withDefaults(6)
 	supp := support(x, set.SupportTol)
 	if len(supp) < 2 {
 		return &Spectrum{}, nil

@@ -42,22 +42,7 @@ type Spectrum struct {
 // ComputeSpectrum returns the eigenvalues of the Jacobian of f at x
 // restricted to zero-sum perturbations supported where x > SupportTol.
 func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error) {
-	var set SpectrumSettings
-	if s != nil {
-		set = *s
-	}
-	if set.Step == 0 {
-		set.Step = 1e-7
-	}
-	if set.SupportTol == 0 {
-		set.SupportTol = 1e-10
-	}
-	if set.DenseLimit == 0 {
-		set.DenseLimit = 120
-	}
-	if set.Krylov == 0 {
-		set.Krylov = 30
-	}
+	set := s.withDefaults(30)
 	supp := support(x, set.SupportTol)
 	if len(supp) < 2 {
 		return &Spectrum{}, nil
@@ -81,6 +66,28 @@ func ComputeSpectrum(f Func, x []float64, s *SpectrumSettings) (*Spectrum, error
 	}
 	sp.setEigenvalues(vals)
 	return sp, nil
+}
+
+// withDefaults is a copy of s (nil: zero) with its defaults filled in,
+// Krylov's being krylov.
+func (s *SpectrumSettings) withDefaults(krylov int) SpectrumSettings {
+	var set SpectrumSettings
+	if s != nil {
+		set = *s
+	}
+	if set.Step == 0 {
+		set.Step = 1e-7
+	}
+	if set.SupportTol == 0 {
+		set.SupportTol = 1e-10
+	}
+	if set.DenseLimit == 0 {
+		set.DenseLimit = 120
+	}
+	if set.Krylov == 0 {
+		set.Krylov = krylov
+	}
+	return set
 }
 
 // support lists the entries of x above tol.
