@@ -315,7 +315,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	sig := caught
 	mu.Unlock()
 	if sum.Interrupted {
-		return &interrupted{sig: sig, left: sum.Counts.Remaining}
+		return &stopped{sig, fmt.Sprintf("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)}
 	}
 	if sum.Counts.Failed > 0 {
 		return fmt.Errorf("%d of %d tasks of shard %v failed (see fluid sweep status %s; --retry-failed reruns them)",
@@ -383,23 +383,6 @@ func execTask(t *sweep.Task) (res json.RawMessage, err error) {
 		return nil, errors.New("the command wrote no JSON object")
 	}
 	return res, nil
-}
-
-// interrupted ends a sweep stopped by a signal: exit status 128 + signal.
-type interrupted struct {
-	sig  os.Signal
-	left int
-}
-
-func (e *interrupted) Error() string {
-	return fmt.Sprintf("interrupted (%v): every finished task is kept; %d left in this shard, run the same command to resume", e.sig, e.left)
-}
-
-func (e *interrupted) ExitCode() int {
-	if s, ok := e.sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 130
 }
 
 // plural prints n things.
