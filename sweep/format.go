@@ -308,6 +308,9 @@ func readJSONL(r io.Reader) (*Table, error) {
 		}
 		t.Columns = append(t.Columns, TableColumn{Name: name, Type: columnType(vals)})
 	}
+	if len(cols.names) == 0 {
+		return t, nil // objects without fields: no table rows (as TableOf)
+	}
 	for i := range objs {
 		row := make([]any, len(cols.names))
 		for j := range cols.names {

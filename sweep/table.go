@@ -227,6 +227,11 @@ func TableOf(raw json.RawMessage, rowsKey string) (*Table, error) {
 			cols.add(f.name)
 		}
 	}
+	if len(cols.names) == 0 {
+		// Rows without cells carry nothing, and no format but CSV could
+		// even hold them (Parquet reads them back as no rows).
+		return &Table{}, nil
+	}
 	values := make([][]any, len(cols.names))
 	for _, fs := range sub {
 		cells := make([]any, len(cols.names))
