@@ -287,7 +287,7 @@ func (t *budgetTally) add(field string, x float64) {
 // Sizes of the simulator's state, for the memory estimate.
 const (
 	jobBytes    = float64(unsafe.Sizeof(job{}))
-	serverBytes = float64(unsafe.Sizeof(server{})) + 4 + 16 // + queueLen, + calendar (key, heap, pos)
+	serverBytes = float64(unsafe.Sizeof(server{})) + 4 + 20 // + queueLen, + calendar (heap entry, pos)
 	repBytes    = float64(unsafe.Sizeof(Rep{}))
 	repOverhead = 64 << 10
 )

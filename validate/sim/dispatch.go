@@ -143,6 +143,10 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 	case spec.JSQ:
 		return d.live.pickMin(rng), false
 	case spec.JSQd:
+		if len(d.sample) == 2 {
+			a, b := d.pair()
+			return d.better(a, b, d.queueLen[a], d.queueLen[b]), false
+		}
 		d.draw()
 		return d.best(func(i int) int32 { return d.queueLen[i] }), false
 	case spec.LeastWork:
@@ -150,6 +154,10 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 	case spec.BoardJSQ:
 		return d.boardLevels[0].pickMin(rng), false
 	case spec.BoardJSQd:
+		if len(d.sample) == 2 {
+			a, b := d.pair()
+			return d.better(a, b, d.board[a], d.board[b]), false
+		}
 		d.draw()
 		return d.best(func(i int) int32 { return d.board[i] }), false
 	case spec.Tally, spec.Partitioned:
@@ -162,9 +170,14 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 		d.boardLevels[0].inc(i)
 		return i, false
 	case spec.TallyJSQd:
-		d.draw()
 		t := d.tally[r]
-		i = d.best(func(i int) int32 { return d.board[i] + t[i] })
+		if len(d.sample) == 2 {
+			a, b := d.pair()
+			i = d.better(a, b, d.board[a]+t[a], d.board[b]+t[b])
+		} else {
+			d.draw()
+			i = d.best(func(i int) int32 { return d.board[i] + t[i] })
+		}
 		t[i]++
 		return i, false
 	case spec.JIQBlocking, spec.JIQQueueing:
@@ -227,6 +240,29 @@ func (d *dispatchers) draw() {
 			}
 		}
 	}
+}
+
+// pair is draw for D = 2, written out for the most common policy (best of
+// two): the same draws, the same servers.
+func (d *dispatchers) pair() (a, b int) {
+	a = d.rng.intn(d.n)
+	b = d.rng.intn(d.n)
+	for !d.replacement && b == a {
+		b = d.rng.intn(d.n)
+	}
+	return a, b
+}
+
+// better is best for the pair a, b of values va, vb: the same choice from
+// the same draws.
+func (d *dispatchers) better(a, b int, va, vb int32) int {
+	if vb == va {
+		if d.rng.intn(2) == 0 {
+			return b
+		}
+		return a
+	}
+	return a + (b-a)*b2i(vb < va) // no branch on the comparison
 }
 
 // best returns the sampled server of least value, ties uniformly at random.

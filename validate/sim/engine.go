@@ -37,6 +37,10 @@ type engine struct {
 	// Timers: the time of the next event of each kind other than a
 	// completion, +Inf if none is due.
 	nextArrival, nextRefresh, nextExchange, nextSnapshot, nextSample float64
+	// The earliest of the timers other than nextArrival and its kind
+	// (timersMoved), so that an event compares three times, not six.
+	timerAt   float64
+	timerKind eventKind
 
 	exchangeRate float64 // νN: the rate of the uniformised token-exchange events
 
@@ -56,7 +60,7 @@ func newEngine(c Config, rep int) *engine {
 	inf := math.Inf(1)
 	e := &engine{
 		cfg: c, rng: newRNG(c.Seed, rep), n: n,
-		servers: make([]server, n), queueLen: make([]int32, n), cal: newCalendar(n),
+		servers: make([]server, n), queueLen: make([]int32, n), cal: newCalendar(n, c.Discipline != spec.FCFS),
 		sizes:       newSizeLaw(c.Sizes),
 		nextRefresh: inf, nextExchange: inf, nextSnapshot: inf, nextSample: inf,
 		meanInterarrival: 1 / (c.Load * float64(n)),
@@ -86,7 +90,7 @@ func (e *engine) run() {
 			jobs = int(c.Queues[i])
 		}
 		for range jobs {
-			e.arrive(i, job{size: e.sizes.draw(e.rng), id: -1})
+			e.arrive(i, job{size: e.sizes.draw(e.rng), batch: -1})
 		}
 	}
 	if e.tokens.active() {
@@ -107,69 +111,103 @@ func (e *engine) run() {
 	if len(c.SampleTimes) > 0 {
 		e.nextSample = c.SampleTimes[0]
 	}
-	const (
-		evArrival = iota
-		evDeparture
-		evRefresh
-		evExchange
-		evSnapshot
-		evSample
-	)
+	e.timersMoved()
 	until := math.Inf(1) // a run of Horizon periods ends at its last refresh
 	if c.Horizon > 0 {
 		until = float64(c.Horizon) * c.Period
 	}
 	for !e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes) {
-		// The earliest event; on a tie the first in this order.
-		t, kind := e.nextArrival, evArrival
-		srv, ts, busy := e.cal.min()
-		if busy && ts < t {
-			t, kind = ts, evDeparture
+		// The earliest event; on a tie the first in the order of the
+		// event kinds. Arrivals and completions, nearly every event, are
+		// told apart by one comparison.
+		srv, ts := e.cal.min()
+		t := e.nextArrival
+		if ts < t {
+			t = ts
 		}
-		if e.nextRefresh < t {
-			t, kind = e.nextRefresh, evRefresh
-		}
-		if e.nextExchange < t {
-			t, kind = e.nextExchange, evExchange
-		}
-		if e.nextSnapshot < t {
-			t, kind = e.nextSnapshot, evSnapshot
-		}
-		if e.nextSample < t {
-			t, kind = e.nextSample, evSample
+		if e.timerAt < t {
+			if e.timerAt > until {
+				break
+			}
+			if e.timer() {
+				return
+			}
+			continue
 		}
 		if t > until {
 			break
 		}
 		e.now = t
-		switch kind {
-		case evArrival:
-			e.arrival()
-		case evDeparture:
+		if ts < e.nextArrival {
 			e.departure(srv)
-		case evRefresh:
-			if e.refresh() && c.StopAtTip {
-				e.events++
-				return
-			}
-			e.nextRefresh = t + c.Period
-		case evExchange:
-			e.tokens.exchange()
-			e.nextExchange = t + e.rng.exp()/e.exchangeRate
-		case evSnapshot:
-			e.measure.snapshotNow()
-			e.nextSnapshot = t + c.CorrelationAge
-		case evSample:
-			e.measure.record(t, e.tokens.pools)
-			if k := len(e.measure.samples); k < len(c.SampleTimes) {
-				e.nextSample = c.SampleTimes[k]
-			} else {
-				e.nextSample = math.Inf(1)
-			}
-			continue // not an event of the system
+		} else {
+			e.arrival()
 		}
 		e.events++
 	}
+}
+
+// timer handles the event of timerKind at timerAt; it reports whether
+// the run stops there (Config.StopAtTip).
+func (e *engine) timer() (stop bool) {
+	c := &e.cfg
+	t := e.timerAt
+	e.now = t
+	switch e.timerKind {
+	case evRefresh:
+		if e.refresh() && c.StopAtTip {
+			e.events++
+			return true
+		}
+		e.nextRefresh = t + c.Period
+	case evExchange:
+		e.tokens.exchange()
+		e.nextExchange = t + e.rng.exp()/e.exchangeRate
+	case evSnapshot:
+		e.measure.snapshotNow()
+		e.nextSnapshot = t + c.CorrelationAge
+	case evSample:
+		e.measure.record(t, e.tokens.pools)
+		if k := len(e.measure.samples); k < len(c.SampleTimes) {
+			e.nextSample = c.SampleTimes[k]
+		} else {
+			e.nextSample = math.Inf(1)
+		}
+		e.timersMoved()
+		return false // not an event of the system
+	}
+	e.timersMoved()
+	e.events++
+	return false
+}
+
+// eventKind is the kind of an event; on a tie of times the first kind
+// in this order happens first.
+type eventKind int8
+
+const (
+	evArrival eventKind = iota
+	evDeparture
+	evRefresh
+	evExchange
+	evSnapshot
+	evSample
+)
+
+// timersMoved sets timerAt and timerKind after a change of nextRefresh,
+// nextExchange, nextSnapshot or nextSample.
+func (e *engine) timersMoved() {
+	t, kind := e.nextRefresh, evRefresh
+	if e.nextExchange < t {
+		t, kind = e.nextExchange, evExchange
+	}
+	if e.nextSnapshot < t {
+		t, kind = e.nextSnapshot, evSnapshot
+	}
+	if e.nextSample < t {
+		t, kind = e.nextSample, evSample
+	}
+	e.timerAt, e.timerKind = t, kind
 }
 
 // arrival handles an external arrival: it draws the next arrival time,
@@ -183,6 +221,7 @@ func (e *engine) arrival() {
 		e.measure.startMeasuring(e.now)
 		if e.cfg.CorrelationAge > 0 {
 			e.nextSnapshot = e.now + e.cfg.CorrelationAge
+			e.timersMoved()
 		}
 	}
 	if e.progress != nil && id&0xffff == 0 && id > 0 {
@@ -198,9 +237,10 @@ func (e *engine) arrival() {
 	}
 	size := e.sizes.draw(e.rng)
 	i, random := e.dispatchers.route(r, e.now)
-	e.measure.arrival(id, i, random)
+	b := e.measure.batchOf(id)
+	e.measure.arrival(b, i, random)
 	if i >= 0 {
-		e.arrive(i, job{arrival: e.now, size: size, id: id})
+		e.arrive(i, job{arrival: e.now, size: size, batch: b})
 	}
 }
 
@@ -214,7 +254,7 @@ func (e *engine) arrive(i int, j job) {
 	e.dispatchers.addWork(i, j.size, e.now)
 	if e.cfg.Discipline == spec.FCFS {
 		if s.enqueueFCFS(n, j, e.now) {
-			e.cal.set(i, e.now+j.size)
+			e.cal.push(i, e.now+j.size)
 		}
 		return
 	}
@@ -234,9 +274,9 @@ func (e *engine) departure(i int) {
 		j, delay, next = s.dequeuePS(n, e.now)
 	}
 	if n > 1 {
-		e.cal.set(i, next)
+		e.cal.replaceMin(next) // i is the earliest
 	} else {
-		e.cal.remove(i)
+		e.cal.popMin()
 	}
 	e.queueLen[i]--
 	e.changed = true

@@ -48,9 +48,10 @@ func h2Params(c float64) (p, giant, small float64) {
 // one exponential, a uniform then an exponential (H2), or one uniform
 // (Pareto; two in one draw out of 2,048, see rng.tailUniform).
 func (l *sizeLaw) draw(r *rng) float64 {
+	if l.kind == spec.Exponential { // the common case first
+		return r.exp()
+	}
 	switch l.kind {
-	case spec.Deterministic:
-		return 1
 	case spec.H2:
 		if r.float64() < l.giantProb {
 			return l.giantMean * r.exp()
@@ -59,5 +60,5 @@ func (l *sizeLaw) draw(r *rng) float64 {
 	case spec.Pareto:
 		return l.paretoMin * math.Pow(r.tailUniform(), l.paretoExponent)
 	}
-	return r.exp()
+	return 1 // spec.Deterministic
 }

@@ -99,6 +99,10 @@ type measurement struct {
 	warmupJobs, measuredJobs, done int64
 	warmupEnd                      float64 // arrival time of the first measured job (+Inf before)
 	batch                          [batches]batchSums
+	// The batch of the arrivals before arrival number nextBatch is
+	// curBatch (−1: not measured); see batchOf.
+	curBatch  int32
+	nextBatch int64
 
 	boardSum               float64   // sum of the board means at refreshes after the warm-up
 	lastBoard              float64   // the board mean at the last refresh
@@ -122,6 +126,7 @@ type measurement struct {
 // newMeasurement returns the empty record of a replication of c.
 func newMeasurement(c *Config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
+		curBatch: -1, nextBatch: int64(c.Warmup),
 		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,
 		tipThreshold: math.Inf(1)}
 	if c.Horizon > 0 {
@@ -139,18 +144,38 @@ func newMeasurement(c *Config, queueLen []int32) measurement {
 // finished reports whether every measured job has left (or been blocked).
 func (m *measurement) finished() bool { return m.done >= m.measuredJobs }
 
-// measured reports whether the job with arrival number id is measured.
-func (m *measurement) measured(id int64) bool {
-	return id >= m.warmupJobs && id < m.warmupJobs+m.measuredJobs
+// batchOf returns the batch of the job with arrival number id, or −1
+// if it is not measured; it is called once for every arrival, in order.
+// The measured jobs are split into batches of consecutive arrivals:
+// offset x = id − warmupJobs is in batch ⌊x·batches/measuredJobs⌋ (a run
+// of Horizon periods has one batch: its jobs are not counted in
+// advance). The batch changes at the first offset of each batch,
+// ⌈b·measuredJobs/batches⌉, so an arrival costs one comparison and no
+// division.
+func (m *measurement) batchOf(id int64) int32 {
+	for id >= m.nextBatch { // more than once only for empty batches (fewer jobs than batches)
+		m.nextBatchAfter()
+	}
+	return m.curBatch
 }
 
-// batchOf returns the sums of the batch of measured job id (a run of
-// Horizon periods has one batch: its jobs are not counted in advance).
-func (m *measurement) batchOf(id int64) *batchSums {
+// nextBatchAfter moves on to the next batch: curBatch and the arrival
+// number at which the one after it starts.
+func (m *measurement) nextBatchAfter() {
+	m.curBatch++
+	last := int32(batches - 1)
 	if m.measuredJobs > math.MaxInt64/batches {
-		return &m.batch[0]
+		last = 0
 	}
-	return &m.batch[(id-m.warmupJobs)*batches/m.measuredJobs]
+	switch {
+	case m.curBatch > last: // every measured job has arrived
+		m.curBatch, m.nextBatch = -1, math.MaxInt64
+	case m.curBatch == last:
+		m.nextBatch = m.warmupJobs + m.measuredJobs
+	default:
+		b := int64(m.curBatch) + 1
+		m.nextBatch = m.warmupJobs + (b*m.measuredJobs+batches-1)/batches
+	}
 }
 
 // startMeasuring is called at the arrival of the first measured job, at
@@ -162,13 +187,13 @@ func (m *measurement) startMeasuring(now float64) {
 	}
 }
 
-// arrival records the dispatch of job id to server (−1: blocked), before
+// arrival records the dispatch of a job of batch (−1: not measured) to server (−1: blocked), before
 // the job joins it; random reports a JIQ job sent without a token.
-func (m *measurement) arrival(id int64, server int, random bool) {
-	if !m.measured(id) {
+func (m *measurement) arrival(batch int32, server int, random bool) {
+	if batch < 0 {
 		return
 	}
-	a := m.batchOf(id)
+	a := &m.batch[batch]
 	a.arrivals++
 	if random {
 		a.sentRandom++
@@ -186,10 +211,10 @@ func (m *measurement) arrival(id int64, server int, random bool) {
 // departure records job j leaving at now; delay is its time in system
 // less its size (FCFS: its wait before service).
 func (m *measurement) departure(j job, delay, now float64) {
-	if !m.measured(j.id) {
+	if j.batch < 0 {
 		return
 	}
-	a := m.batchOf(j.id)
+	a := &m.batch[j.batch]
 	soj := now - j.arrival
 	a.served++
 	a.sojourn += soj

@@ -5,7 +5,7 @@ type job struct {
 	arrival   float64 // arrival time (0 for the jobs of the start)
 	size      float64 // service requirement
 	finishTag float64 // PS: the server's virtual time at which the job completes
-	id        int64   // arrival number; −1 for the jobs of the start
+	batch     int32   // the measured job's batch (measurement.batchOf); −1: not measured
 }
 
 // server is one server's queue. The engine keeps its number of jobs n

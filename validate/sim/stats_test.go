@@ -139,3 +139,29 @@ func TestRelPrecision(t *testing.T) {
 		t.Errorf("easy target: reached %v, %d reps, %d rounds", r.PrecisionReached, len(r.Reps), r.Rounds)
 	}
 }
+
+// batchOf, which moves on at precomputed arrival numbers, against the
+// division it replaces, ⌊(id − warm-up)·batches/measured⌋, for runs with
+// fewer jobs than batches (empty batches), uneven splits, and a run of
+// Horizon periods (one batch for every job after the warm-up).
+func TestBatchOf(t *testing.T) {
+	for _, warm := range []int64{0, 3} {
+		for _, jobs := range []int64{1, 5, 9, 10, 11, 97, 1000, math.MaxInt64 - 3} {
+			m := newMeasurement(&Config{Warmup: int(warm), Jobs: int(min(jobs, 1<<40))}, nil)
+			m.measuredJobs = jobs
+			for id := int64(0); id < warm+min(jobs, 2000)+5; id++ {
+				want := int32(-1)
+				switch {
+				case id < warm || id-warm >= jobs:
+				case jobs > math.MaxInt64/batches:
+					want = 0
+				default:
+					want = int32((id - warm) * batches / jobs)
+				}
+				if got := m.batchOf(id); got != want {
+					t.Fatalf("warm-up %d, %d jobs: arrival %d in batch %d, want %d", warm, jobs, id, got, want)
+				}
+			}
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 func TestCalendar(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	const n = 50
-	c := newCalendar(n)
+	c := newCalendar(n, true)
 	ref := make([]float64, n)
 	for i := range ref {
 		ref[i] = math.Inf(1)
@@ -32,9 +32,63 @@ func TestCalendar(t *testing.T) {
 				best, bv = j, v
 			}
 		}
-		s, v, ok := c.min()
-		if ok != (best >= 0) || (ok && (s != best || v != bv)) {
-			t.Fatalf("calendar min (%d, %v, %v), scan (%d, %v)", s, v, ok, best, bv)
+		if s, v := c.min(); s != best || v != bv {
+			t.Fatalf("calendar min (%d, %v), scan (%d, %v)", s, v, best, bv)
+		}
+	}
+}
+
+// The FCFS calendar (not indexed: push, replaceMin, popMin) against a
+// linear scan, and against the indexed calendar under the same
+// operations: the same heap slot by slot, also with ties (times on a
+// grid of 8 values), so that the engine's event order does not depend on
+// which one it uses.
+func TestCalendarFCFS(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const n = 50
+	for _, grid := range []bool{false, true} {
+		c, ix := newCalendar(n, false), newCalendar(n, true)
+		busy := make([]bool, n)
+		now := 0.0
+		for range 20000 {
+			draw := func() float64 {
+				if grid {
+					return now + float64(1+rnd.IntN(8))
+				}
+				return now + rnd.Float64()
+			}
+			if i := rnd.IntN(n); !busy[i] && rnd.IntN(2) == 0 {
+				v := draw()
+				c.push(i, v)
+				ix.set(i, v)
+				busy[i] = true
+			} else if s, v := c.min(); s >= 0 {
+				now = v
+				if rnd.IntN(3) == 0 {
+					c.popMin()
+					ix.remove(s)
+					busy[s] = false
+				} else {
+					v := draw()
+					c.replaceMin(v)
+					ix.set(s, v)
+				}
+			}
+			if !slices.Equal(c.heap, ix.heap) {
+				t.Fatalf("grid %v: heaps differ: %v vs %v", grid, c.heap, ix.heap)
+			}
+			if grid {
+				continue
+			}
+			best, bv := -1, math.Inf(1)
+			for j, e := range c.heap {
+				if e.t < bv {
+					best, bv = j, e.t
+				}
+			}
+			if s, v := c.min(); best >= 0 && (s != int(c.heap[best].s) || v != bv) {
+				t.Fatalf("calendar min (%d, %v), scan (%d, %v)", s, v, c.heap[best].s, bv)
+			}
 		}
 	}
 }
@@ -108,15 +162,15 @@ func TestServerQueues(t *testing.T) {
 	var arrived, left int64
 	for step := range 20000 {
 		if n == 0 || rnd.IntN(5) < 3-step/10000*2 { // grow first, then drain
-			s.enqueueFCFS(n, job{arrival: float64(arrived), size: 1, id: arrived}, float64(step))
+			s.enqueueFCFS(n, job{arrival: float64(arrived), size: 1}, float64(step))
 			n++
 			arrived++
 			continue
 		}
 		j, _, _ := s.dequeueFCFS(n, float64(step))
 		n--
-		if j.id != left {
-			t.Fatalf("FCFS step %d: job %d left, want %d", step, j.id, left)
+		if j.arrival != float64(left) {
+			t.Fatalf("FCFS step %d: job %v left, want %d", step, j.arrival, left)
 		}
 		left++
 	}
@@ -127,7 +181,7 @@ func TestServerQueues(t *testing.T) {
 	var next float64
 	for k := range jobs {
 		sizes[k] = rnd.ExpFloat64()
-		next = ps.enqueuePS(k, job{size: sizes[k], id: int64(k)}, 0)
+		next = ps.enqueuePS(k, job{size: sizes[k]}, 0)
 	}
 	slices.Sort(sizes)
 	var now, prev float64
