@@ -12,10 +12,13 @@ import (
 type dispatchers struct {
 	rng         *rng
 	policy      spec.PolicyKind
-	replacement bool    // sampled policies: with replacement
-	n           int     // servers
-	k           int     // dispatchers
-	queueLen    []int32 // the engine's live queue lengths (read only)
+	replacement bool // sampled policies: with replacement
+	// liveBestOfTwo is policy JSQd with D = 2, which the engine routes
+	// itself (the same draws as route).
+	liveBestOfTwo bool
+	n             int     // servers
+	k             int     // dispatchers
+	queueLen      []int32 // the engine's live queue lengths (read only)
 
 	// RoundRobin: the next server of each dispatcher.
 	nextRR []int
@@ -49,6 +52,7 @@ func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dis
 	if c.Policy.UsesBoard() {
 		d.board = make([]int32, n)
 	}
+	d.liveBestOfTwo = c.Policy.Kind == spec.JSQd && c.Policy.D == 2
 	if c.Policy.Sampled() {
 		d.sample = make([]int, c.Policy.D)
 		if !c.Policy.Replacement && c.Policy.D > dedupScan {

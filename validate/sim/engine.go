@@ -236,7 +236,16 @@ func (e *engine) arrival() {
 		}
 	}
 	size := e.sizes.draw(e.rng)
-	i, random := e.dispatchers.route(r, e.now)
+	var i int
+	var random bool
+	if d := &e.dispatchers; d.liveBestOfTwo {
+		// Best of two on live queues, the commonest policy: route's
+		// JSQd case without the call and the switch.
+		a, b := d.pair()
+		i = d.better(a, b, e.queueLen[a], e.queueLen[b])
+	} else {
+		i, random = d.route(r, e.now)
+	}
 	b := e.measure.batchOf(id)
 	e.measure.arrival(b, i, random)
 	if i >= 0 {
