@@ -3,6 +3,8 @@ package jackson
 import (
 	"testing"
 	"time"
+
+	"github.com/fluidlb/fluid/internal/cputime"
 )
 
 // benchJIQ is the JIQ model of the benchmarks: N = 10⁵ servers, R = 10
@@ -45,18 +47,18 @@ func BenchmarkJIQSpeedup(b *testing.B) {
 	var tNew, tRef, cNew, cRef time.Duration
 	runs := 0
 	for b.Loop() {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), cputime.Process()
 		if _, err := Solve(m, nil); err != nil {
 			b.Fatal(err)
 		}
-		t1, c1 := time.Now(), cpuTime()
+		t1, c1 := time.Now(), cputime.Process()
 		if _, err := solveReference(m); err != nil {
 			b.Fatal(err)
 		}
 		tNew += t1.Sub(t0)
 		tRef += time.Since(t1)
 		cNew += c1 - c0
-		cRef += cpuTime() - c1
+		cRef += cputime.Process() - c1
 		runs++
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(runs) / 1e6 }
@@ -79,7 +81,7 @@ func BenchmarkJIQManyDispatchers(b *testing.B) {
 		alpha[i] = (1 + 0.5*float64(1-2*(i%2))) / R
 	}
 	m := &JIQ{Servers: 100000, Load: 0.9, Alpha: alpha}
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		if _, err := Solve(m, nil); err != nil {
 			b.Fatal(err)
@@ -87,7 +89,7 @@ func BenchmarkJIQManyDispatchers(b *testing.B) {
 	}
 	work := float64(b.N) * float64(m.Servers) * R
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/work, "ns/(N·R)")
-	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/work, "cpu-ns/(N·R)")
+	b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/work, "cpu-ns/(N·R)")
 }
 
 // BenchmarkRepairmanMVA: exact MVA for a two-station network, N = 10⁵.

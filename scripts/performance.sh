@@ -52,8 +52,8 @@ bal=$(metric map $S/balanced-T400 window-ns/op) balRef=$(metric map $S/balanced-
 balAllocs=$(metric map BenchmarkMapWindow/balanced-T400 allocs/op)
 h1=$(metric map $S/herd-T1100 window-ns/op) h1Ref=$(metric map $S/herd-T1100 ref-ns/op)
 h3=$(metric map $S/herd-T3000 window-ns/op) h3Ref=$(metric map $S/herd-T3000 ref-ns/op)
-H1=$(metric herd BenchmarkMapHerd/T=1100 ns/op) H3=$(metric herd BenchmarkMapHerd/T=3000 ns/op)
-H10=$(metric herd BenchmarkMapHerd/T=10000 ns/op)
+H1=$(metric herd BenchmarkMapHerd/T=1100 cpu-ns/op) H3=$(metric herd BenchmarkMapHerd/T=3000 cpu-ns/op)
+H10=$(metric herd BenchmarkMapHerd/T=10000 cpu-ns/op)
 grow() { awk -v a="$1" -v b="$2" -v ta="$3" -v tb="$4" 'BEGIN { printf "%.2f", log(b / a) / log(tb / ta) }'; }
 eng=$(metric sim BenchmarkMinimalLoop Mevents/s-engine) min=$(metric sim BenchmarkMinimalLoop Mevents/s-minimal)
 simRatio=$(metric sim BenchmarkMinimalLoop engine/minimal)
@@ -70,7 +70,7 @@ tab=$(
 | one map period, k = 5, T = 400, balanced | $(human "$bal"), $balAllocs allocations | previous pass-by-pass map: $(human "$balRef") | $(ratio "$balRef" "$bal") faster | ≤ 1 ms, no allocation |
 | one map period in the herd, T = 1,100 | $(human "$h1") | previous map: $(human "$h1Ref") | $(ratio "$h1Ref" "$h1") faster | ≤ 5 ms (10× the previous map's 50 ms) |
 | one map period in the herd, T = 3,000 | $(human "$h3") | previous map: $(human "$h3Ref") | $(ratio "$h3Ref" "$h3") faster | ≤ 15 ms (21× the previous map's 310 ms) |
-| growth of the herd period's cost with T | T = 1,100 → 3,000: T^$(grow "$H1" "$H3" 1100 3000); 3,000 → 10,000: T^$(grow "$H3" "$H10" 3000 10000) ($(human "$H10") at T = 10,000) | — | — | at most T log T (T^1.1–1.2 here) |
+| growth of the herd period's cost with T | CPU per period 1,100 → 3,000: T^$(grow "$H1" "$H3" 1100 3000); 3,000 → 10,000: T^$(grow "$H3" "$H10" 3000 10000); 1,100 → 10,000: T^$(grow "$H1" "$H10" 1100 10000) ($(human "$H10") at T = 10,000) | — | — | at most T log T (T^1.1–1.2 over these ranges) |
 | simulator, best of 2, N = 100, FCFS, exp sizes, one core | $(num "$eng" %.3g) M events/s ($(awk -v j="$jobs" 'BEGIN { printf "%.3g", j / 1e6 }') M jobs/s without replacement) | minimal best-of-2 loop: $(num "$min" %.3g) M events/s | engine/minimal $(num "$simRatio" %.2f) | within 1.3× |
 | JIQ product form, N = 10⁵, R = 10 | $(num "$jq" %.3g) ms | general convolution O(N·R²): $(num "$jqRef" %.3g) ms | $(ratio "$jqRef" "$jq") faster | ≤ 5 ms |
 | periodic board mean field, PS, H2 SCV 4, T = 100 (2 cores) | $(human "$pu") ($(num "$puCPU" %.3g) CPU-s) | — (the previous code took 75–100 s) | — | ≤ 5 s |

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluidlb/fluid/internal/cputime"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -58,13 +59,13 @@ func BenchmarkPeriodicUpdateFCFSH2SCV30(b *testing.B) {
 }
 
 func benchAttractor(b *testing.B, solve func(*PeriodicUpdate, *AttractorSettings) (*AttractorResult, error), m *PeriodicUpdate) {
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		if _, err := solve(m, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N)/1e9, "cpu-s/op")
+	b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N)/1e9, "cpu-s/op")
 }
 
 // BenchmarkPeriodicUpdateSpeedup runs Attractor and the previous
@@ -87,18 +88,18 @@ func BenchmarkPeriodicUpdateSpeedup(b *testing.B) {
 			var tNew, tRef, cNew, cRef time.Duration
 			runs := 0
 			for b.Loop() {
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), cputime.Process()
 				if _, err := Attractor(&c.m, nil); err != nil {
 					b.Fatal(err)
 				}
-				t1, c1 := time.Now(), cpuTime()
+				t1, c1 := time.Now(), cputime.Process()
 				if _, err := attractorReference(&c.m, nil); err != nil {
 					b.Fatal(err)
 				}
 				tNew += t1.Sub(t0)
 				tRef += time.Since(t1)
 				cNew += c1 - c0
-				cRef += cpuTime() - c1
+				cRef += cputime.Process() - c1
 				runs++
 			}
 			sec := func(d time.Duration) float64 { return d.Seconds() / float64(runs) }
