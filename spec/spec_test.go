@@ -9,16 +9,18 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// H2Params: the giants carry half the work and the SCV is c² (at c² = 30
-// one job in 61 is a giant of mean ≈ 30.5, as the size-spread write-up
-// states).
+// H2Params: mean 1, the giants carry half the work and the SCV is c² to
+// 10⁻⁹ relative, from c² = 1 + 10⁻⁹ to 10³⁰⁰ (the textbook
+// p = (1 − √((c²−1)/(c²+1)))/2 is off by 10⁻⁴ relative at 10¹² and 0 from
+// about 10¹⁶); at c² = 30 one job in 61 is a giant of mean ≈ 30.5, as the
+// size-spread write-up states.
 func TestH2Params(t *testing.T) {
-	for _, c2 := range []float64{4, 10, 30} {
+	for _, c2 := range []float64{1 + 1e-9, 1.5, 4, 10, 30, 1e3, 1e6, 1e10, 1e12, 1e14, 1e16, 1e50, 1e300} {
 		p, g, s := H2Params(c2)
 		mean := p*g + (1-p)*s
-		second := 2 * (p*g*g + (1-p)*s*s)
-		if math.Abs(mean-1) > 1e-12 || math.Abs(p*g-0.5) > 1e-12 || math.Abs(second-1-c2) > 1e-9 {
-			t.Errorf("c²=%v: mean %v, giant work %v, SCV %v", c2, mean, p*g, second-1)
+		scv := 2*(p*g*g+(1-p)*s*s)/(mean*mean) - 1
+		if !(p > 0) || math.Abs(mean-1) > 1e-12 || math.Abs(p*g-0.5) > 1e-12 || math.Abs(scv/c2-1) > 1e-9 {
+			t.Errorf("c²=%v: p %v, mean %v, giant work %v, SCV %v", c2, p, mean, p*g, scv)
 		}
 	}
 	if p, g, _ := H2Params(30); math.Abs(1/p-61) > 0.5 || math.Abs(g-30.5) > 0.1 {

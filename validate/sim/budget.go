@@ -447,7 +447,7 @@ func sizeMax(z spec.Sizes, n float64) float64 {
 	case spec.Deterministic:
 		return 1
 	case spec.H2:
-		p, giant, small := h2Params(z.SCV)
+		p, giant, small := spec.H2Params(z.SCV)
 		return max(giant*(math.Log(max(n*p, 1))+1), small*(l+1))
 	case spec.Pareto:
 		return math.Exp(l / z.Shape) // x_m·n^(1/a) times a/(a−1), the mean of the tail beyond, over x_m = (a−1)/a
