@@ -52,9 +52,12 @@ func (s Sizes) String() string {
 func ParseSizes(s string) (Sizes, error) {
 	name, arg, has := strings.Cut(strings.ToLower(s), ":")
 	num := func() (float64, error) {
+		// Decimal only, as every other number fluid reads: strconv alone
+		// would also take hexadecimal (0x1p3) and digit separators.
+		decimal := strings.Trim(arg, "0123456789.eE+-") == "" && arg != ""
 		v, err := strconv.ParseFloat(arg, 64)
-		if !has || err != nil || !param.Finite(v) {
-			return 0, param.Errorf("Sizes", "%q: %s needs a number after the colon", s, name)
+		if !has || !decimal || err != nil || !param.Finite(v) {
+			return 0, param.Errorf("Sizes", "%q: %s needs a decimal number after the colon", s, name)
 		}
 		return v, nil
 	}

@@ -43,7 +43,7 @@ func TestParseRoundTrip(t *testing.T) {
 			[]string{"fcfs", "ps"}, []string{"", "lifo", "ps:2"}},
 		{"Sizes", wrap(func(s string) (fmt.Stringer, error) { return ParseSizes(s) }),
 			[]string{"exp", "det", "h2:30", "h2:1.5", "pareto:2.5"},
-			[]string{"", "h2", "h2:1", "h2:x", "pareto:1", "pareto:NaN", "exp:1", "gamma:2"}},
+			[]string{"", "h2", "h2:1", "h2:x", "pareto:1", "pareto:NaN", "h2:0x1p3", "h2:1_0", "pareto:Inf", "exp:1", "gamma:2"}},
 		{"Start", wrap(func(s string) (fmt.Stringer, error) { return ParseStart(s) }),
 			[]string{"empty", "balanced:5", "half:110", "spread:880", "hot:3200"},
 			[]string{"", "balanced:-1", "half", "half:x", "empty:3", "hot:1e3", "cold:1", "half:99999999999"}},
