@@ -126,7 +126,7 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	start := time.Now()
 	bar := newProgress(stderr, len(models), "edges")
 	var mu sync.Mutex
-	w := watchInterrupts(stderr, "the edge table")
+	w := watchInterrupts(stderr, "stopping the edge table; finished results follow")
 	defer w.stop()
 	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, MaxPeriod: o.maxT, Context: w.ctx,
 		Progress: func(p staleboard.EdgeProgress) {

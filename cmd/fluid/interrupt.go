@@ -22,8 +22,9 @@ type watch struct {
 	sig    os.Signal
 }
 
-// watchInterrupts starts a watch; what names the work in the message.
-func watchInterrupts(stderr io.Writer, what string) *watch {
+// watchInterrupts starts a watch; at a signal it prints
+// "fluid: SIGNAL: " + doing + " (again to stop at once)".
+func watchInterrupts(stderr io.Writer, doing string) *watch {
 	w := &watch{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM)
@@ -34,7 +35,7 @@ func watchInterrupts(stderr io.Writer, what string) *watch {
 			w.mu.Lock()
 			w.sig = sig
 			w.mu.Unlock()
-			fmt.Fprintf(stderr, "\nfluid: %v: stopping %s; finished results follow (again to stop at once)\n", sig, what)
+			fmt.Fprintf(stderr, "\nfluid: %v: %s (again to stop at once)\n", sig, doing)
 			w.cancel()
 		case <-w.done:
 		}

@@ -9,12 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -245,30 +242,10 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		return err
 	}
 
-	// Ctrl-C (or Slurm's SIGTERM) stops after the task in progress; the
-	// handler then steps aside, so that a second signal ends the process.
-	stop := make(chan struct{})
-	var mu sync.Mutex
-	var caught os.Signal
-	sigs := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case sig := <-sigs:
-			signal.Stop(sigs)
-			mu.Lock()
-			caught = sig
-			mu.Unlock()
-			fmt.Fprintf(stderr, "\nfluid sweep: %v: stopping after the task in progress (again to stop at once)\n", sig)
-			close(stop)
-		case <-done:
-		}
-	}()
-	defer func() {
-		signal.Stop(sigs)
-		close(done)
-	}()
+	// Ctrl-C (or Slurm's SIGTERM) stops after the task in progress; a
+	// second signal ends the process.
+	w := watchInterrupts(stderr, "stopping the sweep after the task in progress")
+	defer w.stop()
 
 	// A progress bar on a terminal: tasks done, and the point started last.
 	var bar *progress
@@ -277,7 +254,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		RetryFailed: o.retry,
 		Parallel:    o.parallel,
 		Exec:        execTask,
-		Stop:        stop,
+		Stop:        w.ctx.Done(),
 		Progress: func(done, n int, t *sweep.Task) {
 			if bar == nil {
 				bar = newProgress(stderr, n, "")
@@ -311,11 +288,8 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
 	}
-	mu.Lock()
-	sig := caught
-	mu.Unlock()
 	if sum.Interrupted {
-		return &stopped{sig, fmt.Sprintf("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)}
+		return &stopped{w.caught(), fmt.Sprintf("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)}
 	}
 	if sum.Counts.Failed > 0 {
 		return fmt.Errorf("%d of %d tasks of shard %v failed (see fluid sweep status %s; --retry-failed reruns them)",

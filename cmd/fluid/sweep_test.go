@@ -354,7 +354,7 @@ func TestSweepKillAndResume(t *testing.T) {
 	}
 	// At most the task in progress (and one that ended as the signal was
 	// sent) is added.
-	if n := lines(); n < at || n > at+2 || n == 12 || !strings.Contains(stderr.String(), "stopping after the task in progress") {
+	if n := lines(); n < at || n > at+2 || n == 12 || !strings.Contains(stderr.String(), "stopping the sweep after the task in progress") {
 		t.Fatalf("SIGINT at %d lines: %d lines after, stderr %s", at, n, stderr)
 	}
 	// SIGKILL: at most the task in progress is lost; a torn last line (a
