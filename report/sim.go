@@ -40,7 +40,9 @@ type Sim struct {
 
 	// Status is completed (a fixed number of replications), or with
 	// rel_precision converged (the target half-width was reached) or
-	// not_converged (max_reps ran first).
+	// not_converged (max_reps ran first); interrupted when a signal
+	// stopped the run (the figures are those of the replications that
+	// finished, reps of them).
 	Status           string  `json:"status"`
 	PrecisionReached *bool   `json:"precision_reached"` // with rel_precision: status == converged (null without)
 	Reps             int     `json:"reps"`              // replications run

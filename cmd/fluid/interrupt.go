@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -22,11 +23,21 @@ type watch struct {
 	sig    os.Signal
 }
 
+// sweepOwnsSignals is set while fluid sweep runs its tasks in this
+// process: the sweep's watch stops it after the task in progress, so the
+// task's own command must not also stop at that signal (it would end as
+// a failed task).
+var sweepOwnsSignals atomic.Bool
+
 // watchInterrupts starts a watch; at a signal it prints
-// "fluid: SIGNAL: " + doing + " (again to stop at once)".
+// "fluid: SIGNAL: " + doing + " (again to stop at once)". Inside a sweep's
+// task it watches nothing (sweepOwnsSignals).
 func watchInterrupts(stderr io.Writer, doing string) *watch {
 	w := &watch{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	if sweepOwnsSignals.Load() {
+		return w
+	}
 	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {

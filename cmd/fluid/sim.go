@@ -103,7 +103,8 @@ exhausts the machine or prints a number the run cannot support:
   - jiq-blocking at λ ≥ 1, which serves at most 1 job in λ, unless each
     replication (batch) keeps at least 10 served jobs to measure: λ ≤ --jobs/10.
 
-A run is a pure function of its flags and --seed.`,
+A run is a pure function of its flags and --seed. Ctrl-C stops it and reports
+the replications that finished (status interrupted; exit status 130).`,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
   fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
   fluid sim --servers 100 --load 0.9 --alpha 0.7,0.3 --policy jiq-blocking --json`,
@@ -230,24 +231,38 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 			mu.Unlock()
 		}
 	}
+	// Ctrl-C (or SIGTERM) stops the run and prints the finished
+	// replications; a second signal ends the process.
+	w := watchInterrupts(stderr, "stopping the simulation; the finished replications follow")
+	defer w.stop()
+	c.Stop = w.ctx.Done()
 	res, err := sim.Run(c)
 	if bar != nil {
 		bar.done()
 	}
+	if errors.Is(err, sim.ErrStopped) {
+		return &stopped{w.caught(), "no replication had finished"}
+	}
 	if err != nil {
 		return simUsage(err)
 	}
+
 	rep := simReportOf(res, o.series)
 	if err := finiteReport(rep); err != nil {
 		return err
 	}
-	if o.csv {
-		return writeCSVReport(stdout, rep, "")
+	switch {
+	case o.csv:
+		err = writeCSVReport(stdout, rep, "")
+	case o.json:
+		err = writeJSON(stdout, rep)
+	default:
+		err = writeSimText(stdout, res, rep)
 	}
-	if o.json {
-		return writeJSON(stdout, rep)
+	if err == nil && res.Interrupted {
+		err = &stopped{w.caught(), fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication"))}
 	}
-	return writeSimText(stdout, res, rep)
+	return err
 }
 
 func simReportOf(res *sim.Result, series bool) *report.Sim {

@@ -116,6 +116,11 @@ type Config struct {
 	// precision target the total is not known in advance: it is at most
 	// that of MaxReps replications.
 	Progress func(arrivals int64) `json:"-"`
+	// Stop, if not nil, ends the run early once it is closed: replications
+	// not yet started are not run, those in progress are abandoned at
+	// their next 65,536th arrival, and the result holds the finished ones
+	// (Result.Interrupted), each the same numbers as in a run to the end.
+	Stop <-chan struct{} `json:"-"`
 
 	// noWarmup records that Warmup was −1 (none) in a run of Jobs, which
 	// normalized turns into 0: normalizing the result again must not read

@@ -52,6 +52,9 @@ type engine struct {
 	arrivals int64       // jobs arrived so far: the arrival number of the next job
 	events   int64       // events simulated (sample times are not events)
 	progress func(int64) // Config.Progress
+	// abandoned is set when Config.Stop closed during the run, which then
+	// ends at once.
+	abandoned bool
 }
 
 // newEngine prepares replication rep of the normalized configuration c.
@@ -116,7 +119,7 @@ func (e *engine) run() {
 	if c.Horizon > 0 {
 		until = float64(c.Horizon) * c.Period
 	}
-	for !e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes) {
+	for !e.abandoned && (!e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes)) {
 		// The earliest event; on a tie the first in the order of the
 		// event kinds. Arrivals and completions, nearly every event, are
 		// told apart by one comparison.
@@ -224,8 +227,13 @@ func (e *engine) arrival() {
 			e.timersMoved()
 		}
 	}
-	if e.progress != nil && id&0xffff == 0 && id > 0 {
-		e.progress(0x10000)
+	if id&0xffff == 0 && id > 0 {
+		if e.progress != nil {
+			e.progress(0x10000)
+		}
+		if stopped(e.cfg.Stop) {
+			e.abandoned = true
+		}
 	}
 	r := 0 // the receiving dispatcher: drawn by α when there are several
 	if k := e.cfg.Dispatchers; k > 1 {

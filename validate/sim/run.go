@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"time"
 
@@ -65,11 +66,12 @@ type Rep struct {
 	Correlation  float64
 	Correlations int
 	// Samples are the states at Config.SampleTimes.
-	Samples []Sample
-	Jobs    int64              // measured jobs
-	Events  int64              // events simulated
-	Time    float64            // simulated time
-	batch   [batches]batchSums // the measured jobs' sums in 10 batches (batch means when Reps = 1)
+	Samples   []Sample
+	Jobs      int64              // measured jobs
+	Events    int64              // events simulated
+	Time      float64            // simulated time
+	batch     [batches]batchSums // the measured jobs' sums in 10 batches (batch means when Reps = 1)
+	abandoned bool               // Config.Stop ended it before the end
 }
 
 // Result of Run. T is a job's time in system and S its size.
@@ -122,6 +124,10 @@ type Result struct {
 	// target).
 	PrecisionReached bool
 	Rounds           int
+	// Interrupted reports that Config.Stop ended the run early: Reps holds
+	// the replications that finished (in order of their numbers, which
+	// may skip those abandoned), and the estimates are theirs.
+	Interrupted bool
 	// Jobs measured and events simulated in all replications; Seconds of
 	// wall time.
 	Jobs, Events    int64
@@ -156,7 +162,7 @@ func Run(c Config) (*Result, error) {
 	res.workers = c.workers()
 	res.runReps(c.Reps)
 	res.Rounds = 1
-	for c.RelPrecision > 0 {
+	for c.RelPrecision > 0 && !res.Interrupted {
 		if res.Sojourn.Samples >= 2 && res.Sojourn.HalfWidth <= c.RelPrecision*math.Abs(res.Sojourn.Mean) {
 			res.PrecisionReached = true
 			break
@@ -166,6 +172,9 @@ func Run(c Config) (*Result, error) {
 		}
 		res.runReps(res.nextRound())
 		res.Rounds++
+	}
+	if len(res.Reps) == 0 {
+		return nil, ErrStopped
 	}
 	if res.Sojourn.Samples == 0 && c.Horizon == 0 {
 		return nil, param.Errorf("Jobs", "no measured job was served in any replication (every one was blocked): the time in system has no sample; run more jobs or at a lower load")
@@ -185,11 +194,28 @@ func Run(c Config) (*Result, error) {
 	return res, nil
 }
 
+// ErrStopped is Run's error when Config.Stop closed before any
+// replication finished.
+var ErrStopped = errors.New("sim: stopped before any replication finished")
+
+// stopped reports whether stop (Config.Stop) is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // Status is "completed" for a run of a fixed number of replications and,
 // for a run with a precision target, "converged" if it reached the target
-// or "not_converged" if it stopped at MaxReps replications.
+// or "not_converged" if it stopped at MaxReps replications; "interrupted"
+// when Config.Stop ended it early.
 func (res *Result) Status() string {
 	switch {
+	case res.Interrupted:
+		return "interrupted"
 	case res.Config.RelPrecision == 0:
 		return "completed"
 	case res.PrecisionReached:
@@ -204,11 +230,29 @@ func (res *Result) runReps(total int) {
 	c := res.Config
 	from := len(res.Reps)
 	res.Reps = append(res.Reps, make([]Rep, total-from)...)
+	ran := make([]bool, total-from)
 	_ = parallel.For(total-from, res.workers, nil, func(i int) error {
-		res.Reps[from+i] = runRep(c, from+i)
+		if stopped(c.Stop) {
+			return nil
+		}
+		if r := runRep(c, from+i); !r.abandoned {
+			res.Reps[from+i], ran[i] = r, true
+		}
 		return nil
 	})
-	res.aggregate()
+	kept := res.Reps[:from]
+	for i, ok := range ran {
+		if ok {
+			kept = append(kept, res.Reps[from+i])
+		}
+	}
+	if len(kept) < total {
+		res.Interrupted = true
+		res.Reps = kept
+	}
+	if len(res.Reps) > 0 {
+		res.aggregate()
+	}
 }
 
 // nextRound is the total number of replications after the next round of
@@ -231,6 +275,7 @@ func runRep(c Config, rep int) Rep {
 	e := newEngine(c, rep)
 	e.run()
 	r := e.measure.rep(e.events, e.now)
+	r.abandoned = e.abandoned
 	if c.RecordFinal {
 		r.FinalQueues = append([]int32(nil), e.queueLen...)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -83,5 +84,48 @@ func TestNoAllocationPerEvent(t *testing.T) {
 		if large-small > 1e-3*360_000 {
 			t.Errorf("%v: %v allocations for 20,000 jobs, %v for 200,000 (%.2g events)", p, small, large, 2e5*2.0)
 		}
+	}
+}
+
+// Config.Stop: closed before the run, nothing runs (ErrStopped); closed
+// during replication 3 of 8 on one worker, the run ends with replications
+// 0–2, each identical to the same replication run to the end, and says
+// it was interrupted.
+func TestStop(t *testing.T) {
+	c := Config{Servers: 20, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: 200_000, Reps: 8, Workers: 1, Seed: 3}
+	closed := make(chan struct{})
+	close(closed)
+	c0 := c
+	c0.Stop = closed
+	if _, err := Run(c0); !errors.Is(err, ErrStopped) {
+		t.Fatalf("stopped before the start: %v, want ErrStopped", err)
+	}
+	stop := make(chan struct{})
+	calls := 0
+	c1 := c
+	c1.Stop = stop
+	c1.Progress = func(int64) { // 3 calls per replication of 220,000 arrivals
+		if calls++; calls == 10 {
+			close(stop)
+		}
+	}
+	res, err := Run(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Status() != "interrupted" || len(res.Reps) != 3 {
+		t.Fatalf("interrupted %v, status %s, %d replications; want 3 kept", res.Interrupted, res.Status(), len(res.Reps))
+	}
+	n, err := c.normalized()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Reps {
+		if want := runRep(n, i); r.Sojourn != want.Sojourn || r.Events != want.Events {
+			t.Errorf("replication %d: sojourn %v, %d events; run to the end %v, %d", i, r.Sojourn, r.Events, want.Sojourn, want.Events)
+		}
+	}
+	if res.Sojourn.Samples != 3 {
+		t.Errorf("estimate from %d samples, want 3", res.Sojourn.Samples)
 	}
 }
