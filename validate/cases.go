@@ -638,7 +638,7 @@ func finiteEdge(e *env) ([]Check, error) {
 		// Two refinements in the full run: at N = 800 the curve falls from
 		// all runs tipped to none within one 3% step of the grid.
 		curve, err := SimulateTipCurve(k, load, th.Servers, &TipCurveSettings{Scaled: grid, Reps: reps, Horizon: horizon,
-			Refine: e.scale(2, 0), Seed: e.seed*1_000_003 + uint64(100*i)})
+			Refine: e.scale(2, 0), Seed: e.seed*1_000_003 + uint64(100*i), Stop: e.stop})
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,9 @@ type TipCurveSettings struct {
 	// Progress, if not nil, is called after each period's runs with the
 	// number done and the total.
 	Progress func(done, total int)
+	// Stop, if not nil, ends the simulation early once closed: the call
+	// then returns an error wrapping sim.ErrStopped.
+	Stop <-chan struct{}
 }
 
 // TipPoint is the simulated tipping frequency at one refresh period.
@@ -110,9 +113,12 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 		T := x / scale
 		res, err := sim.Run(sim.Config{Servers: servers, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally},
 			Period: T, Start: set.Start, Horizon: set.Horizon, StopAtTip: true, Reps: set.Reps,
-			Seed: set.Seed + uint64(i), Workers: set.Workers})
+			Seed: set.Seed + uint64(i), Workers: set.Workers, Stop: set.Stop})
 		if err != nil {
 			return err
+		}
+		if res.Interrupted {
+			return sim.ErrStopped
 		}
 		p := TipPoint{Scaled: x, Period: T, Reps: set.Reps, Tipped: res.Tipped}
 		for _, r := range res.Reps {

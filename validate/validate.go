@@ -82,6 +82,10 @@ type Settings struct {
 	Break func(caseName string) bool
 	// Progress, if not nil, is called after each case.
 	Progress func(done, total int, c Case)
+	// Stop, if not nil, ends the run early once closed: the case in
+	// progress is abandoned and the report holds the cases that finished
+	// (Report.Interrupted).
+	Stop <-chan struct{}
 }
 
 // Report is the outcome of Run.
@@ -91,6 +95,10 @@ type Report struct {
 	Failed  int     `json:"failed"` // failed checks
 	Seconds float64 `json:"seconds"`
 	Quick   bool    `json:"quick"`
+	// Interrupted: Settings.Stop ended the run; Checks are those of the
+	// cases that finished, Done of Cases.
+	Interrupted bool `json:"interrupted"`
+	Done        int  `json:"done"` // cases finished
 }
 
 // env is what a case's run sees.
@@ -100,6 +108,7 @@ type env struct {
 	cs    Case
 	// broken: theory values are to be broken.
 	broken bool
+	stop   <-chan struct{} // Settings.Stop
 }
 
 // scale returns full in a full run and quick in a quick one.
@@ -136,7 +145,12 @@ func breakValue(x float64) float64 { return 1.25*x + 0.05 }
 // sim runs a simulation with the case's seed offset.
 func (e *env) sim(c sim.Config, offset uint64) (*sim.Result, error) {
 	c.Seed = e.seed*1_000_003 + offset
-	return sim.Run(c)
+	c.Stop = e.stop
+	res, err := sim.Run(c)
+	if err == nil && res.Interrupted {
+		return nil, sim.ErrStopped
+	}
+	return res, err
 }
 
 // ErrNoCase is returned by Run when the filter (and Quick) leave no case.
@@ -147,7 +161,8 @@ func Catalogue() []Case { return catalogue() }
 
 // Run runs the catalogue (or its quick part), case by case; the checks
 // come back in catalogue order. A case that cannot run (a solver error)
-// is an error, not a failed check.
+// is an error, not a failed check. Closing Settings.Stop ends the run
+// with the cases finished so far.
 func Run(s *Settings) (*Report, error) {
 	set := Settings{}
 	if s != nil {
@@ -172,12 +187,25 @@ func Run(s *Settings) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Cases: len(cases), Quick: set.Quick}
 	for i, c := range cases {
+		select {
+		case <-set.Stop:
+			rep.Interrupted = true
+		default:
+		}
+		if rep.Interrupted {
+			break
+		}
 		t0 := time.Now()
-		ev := &env{quick: set.Quick, seed: set.Seed, cs: c, broken: set.Break != nil && set.Break(c.Name)}
+		ev := &env{quick: set.Quick, seed: set.Seed, cs: c, broken: set.Break != nil && set.Break(c.Name), stop: set.Stop}
 		checks, err := c.run(ev)
+		if errors.Is(err, sim.ErrStopped) {
+			rep.Interrupted = true
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: case %s: %w", c.Name, err)
 		}
+		rep.Done++
 		sec := time.Since(t0).Seconds()
 		for _, ch := range checks {
 			ch.Seconds = sec

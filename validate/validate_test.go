@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fluidlb/fluid/validate/sim"
 )
@@ -88,5 +89,42 @@ func TestVerdict(t *testing.T) {
 	}
 	if _, err := Run(&Settings{Filter: regexp.MustCompile("nothing-matches")}); err == nil {
 		t.Error("an empty selection ran")
+	}
+}
+
+// Settings.Stop: closed after the first case, the report holds that
+// case's checks and says it was interrupted; closed while the finite-N
+// edge runs (about 20 s, tipping curves after a few seconds of theory that
+// a stop does not cut short), the case is abandoned well before its end
+// and no check is reported.
+func TestStop(t *testing.T) {
+	stop := make(chan struct{})
+	rep, err := Run(&Settings{Quick: true, Filter: regexp.MustCompile("^jiq-(theorem1|product-form|queueing)$"), Stop: stop,
+		Progress: func(done, total int, c Case) {
+			if done == 1 {
+				close(stop)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Done != 1 || rep.Cases != 3 || len(rep.Checks) == 0 {
+		t.Fatalf("interrupted %v, %d of %d cases done, %d checks", rep.Interrupted, rep.Done, rep.Cases, len(rep.Checks))
+	}
+	for _, c := range rep.Checks {
+		if c.Case != "jiq-theorem1" {
+			t.Errorf("check of case %s after the stop", c.Case)
+		}
+	}
+
+	stop = make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	t0 := time.Now()
+	rep, err = Run(&Settings{Quick: true, Filter: regexp.MustCompile("^finite-n-edge$"), Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Done != 0 || len(rep.Checks) != 0 || time.Since(t0) > 12*time.Second {
+		t.Errorf("interrupted %v, %d done, %d checks after %v", rep.Interrupted, rep.Done, len(rep.Checks), time.Since(t0))
 	}
 }

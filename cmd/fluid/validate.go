@@ -36,9 +36,10 @@ stated finite-N allowance, contains the theory value:
 |simulation − theory| ≤ 99.9% half-width + allowance. The table's "± 99.9%
 (verdict)" column is that half-width (Student t over the replications); the JSON
 gives it as half_width_999, next to the 95% half-width sim.ci95. The exit status
-is 1 if any check fails.
+is 1 if any check fails. Ctrl-C abandons the case in progress and prints the cases
+that finished (exit status 130; the JSON says interrupted).
 
---quick runs the quick part of the catalogue with fewer simulated jobs (about 50 s
+--quick runs the quick part of the catalogue with fewer simulated jobs (about 90 s
 on 2 cores); the full catalogue adds the edge at N = 800, the stale-board mean fields
 and longer runs (about two minutes).`,
 		Example: `  fluid validate --quick
@@ -83,6 +84,11 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		}
 		bar.add(1)
 	}
+	// Ctrl-C (or SIGTERM) abandons the case in progress and prints the
+	// finished ones; a second signal ends the process.
+	w := watchInterrupts(stderr, "stopping; the finished cases follow")
+	defer w.stop()
+	s.Stop = w.ctx.Done()
 	rep, err := validate.Run(s)
 	if bar != nil {
 		bar.done()
@@ -105,6 +111,9 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	} else if err := writeValidateText(stdout, rep); err != nil {
 		return err
 	}
+	if rep.Interrupted {
+		return &stopped{w.caught(), fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)}
+	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("%w: %d of %d checks", errChecksFailed, rep.Failed, len(rep.Checks))
 	}
@@ -117,7 +126,11 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 	if rep.Quick {
 		what = "quick catalogue"
 	}
-	fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %d cases, %d checks\n\n", what, rep.Done, rep.Cases, len(rep.Checks))
+	} else {
+		fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tcheck\tN\ttheory\tsimulation\t± 99.9% (verdict)\tallowance\tverdict\tseconds")
 	last := ""
