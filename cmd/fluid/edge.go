@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/validate"
+	"github.com/fluidlb/fluid/validate/sim"
 )
 
 type edgeOptions struct {
@@ -161,7 +163,10 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	if o.simulate && halted == nil {
-		if err := simulateEdges(stderr, rep, o); err != nil {
+		done, err := simulateEdges(stderr, rep, o, w.ctx.Done())
+		if errors.Is(err, sim.ErrStopped) {
+			halted = &stopped{w.caught(), fmt.Sprintf("the theory is complete; %d of the simulated edges finished (printed)", done)}
+		} else if err != nil {
 			return err
 		}
 	}
@@ -182,8 +187,9 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 
 // simulateEdges measures every finite-N edge of the report by simulation:
 // seven periods within ±10% of the theory edge, then two more where the
-// simulated fraction falls through ½.
-func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions) error {
+// simulated fraction falls through ½. It returns the number of rows
+// simulated; closing stop ends it with an error wrapping sim.ErrStopped.
+func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, stop <-chan struct{}) (int, error) {
 	var rows []*report.EdgeRow
 	for i := range rep.Rows {
 		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
@@ -200,18 +206,21 @@ func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions) error {
 		}
 		curve, err := validate.SimulateTipCurve(row.Dispatchers, row.Load, *row.Servers, &validate.TipCurveSettings{
 			Scaled: grid, Refine: 2, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
-			Progress: func(int, int) { bar.add(1) }})
+			Progress: func(int, int) { bar.add(1) }, Stop: stop})
+		if errors.Is(err, sim.ErrStopped) {
+			return i, err
+		}
 		if err != nil {
-			return paramUsage(err)
+			return i, paramUsage(err)
 		}
 		st, _ := curve.Status.MarshalText()
-		sim := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
+		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
 		for _, p := range curve.Points {
-			sim.Points = append(sim.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
+			se.Points = append(se.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
-		row.Simulated = sim
+		row.Simulated = se
 	}
-	return nil
+	return len(rows), nil
 }
 
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {

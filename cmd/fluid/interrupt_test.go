@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/validate/sim"
 )
 
 // Ctrl-C during fluid sim: exit 130, and the report of the replications
@@ -42,5 +45,19 @@ func TestSimInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "finished replications follow") {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// fluid edge --simulate: a signal during the simulations (stop closed)
+// ends them with sim.ErrStopped and the rows simulated so far, which the
+// command turns into exit 130 after printing the theory.
+func TestEdgeSimulateStops(t *testing.T) {
+	rep := &report.Edge{Rows: []report.EdgeRow{{Dispatchers: 5, Load: 0.9, Scaled: ptr(3.1356), Servers: ptr(100), Horizon: ptr(100)}}}
+	stop := make(chan struct{})
+	close(stop)
+	var stderr bytes.Buffer
+	done, err := simulateEdges(&stderr, rep, &edgeOptions{reps: 16, seed: 1, workers: 1}, stop)
+	if !errors.Is(err, sim.ErrStopped) || done != 0 || rep.Rows[0].Simulated != nil {
+		t.Fatalf("stopped: %d rows, %v, simulated %+v", done, err, rep.Rows[0].Simulated)
 	}
 }
