@@ -39,9 +39,10 @@ gives it as half_width_999, next to the 95% half-width sim.ci95. The exit status
 is 1 if any check fails. Ctrl-C abandons the case in progress and prints the cases
 that finished (exit status 130; the JSON says interrupted).
 
---quick runs the quick part of the catalogue with fewer simulated jobs (about 90 s
-on 2 cores); the full catalogue adds the edge at N = 800, the stale-board mean fields
-and longer runs (about two minutes).`,
+--quick runs the quick part of the catalogue with fewer simulated jobs (one and a
+half to two minutes on 2 cores); the full catalogue adds the edge at N = 800, the
+finite-N edge at N = 25 and 800, the stale-board mean fields and longer runs (about
+ten minutes).`,
 		Example: `  fluid validate --quick
   fluid validate --filter 'jiq'
   fluid validate --json`,
