@@ -4,7 +4,7 @@
 # its reference in the same run where one exists, and rewrites the table
 # between the markers. Each benchmark runs three times and the table
 # shows the median of each figure (the machine's noise moves single runs
-# by up to 30%). About three minutes on 2 cores.
+# by up to 30%). Two to three minutes on 2 cores.
 #
 #   scripts/performance.sh            # rewrite docs/performance.md
 #   scripts/performance.sh --print    # print the table only
