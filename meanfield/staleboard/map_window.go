@@ -256,22 +256,8 @@ func (m *Map) binomialNode(dst []float64, pi float64) []float64 {
 func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
 	k := m.K
 	ws := &m.ws
-	// Poisson(τ) up to a tail of PoissonTol, exactly as weights does.
-	w.pois = w.pois[:0]
-	w.lost = 0
-	pmf := math.Exp(-tau)
-	for s := 0; ; s++ {
-		if s > 0 {
-			pmf *= tau / float64(s)
-		}
-		w.pois = append(w.pois, pmf)
-		if r := tau / float64(s+1); r < 0.5 {
-			if bound := pmf * r / (1 - r); bound < m.poissonTol() {
-				w.lost = bound
-				break
-			}
-		}
-	}
+	// Poisson(τ) up to a tail of PoissonTol, as weights has it.
+	w.pois, w.lost = m.poissonTerms(w.pois, tau)
 	S := len(w.pois) - 1
 	w.S = S
 	w.binom = m.binomialTo(w.binom, tau/L)

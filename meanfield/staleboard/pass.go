@@ -20,6 +20,27 @@ type passWeights struct {
 	kernel []float64
 }
 
+// poissonTerms appends to dst[:0] the Poisson(τ) probabilities of
+// s = 0, 1, … up to a tail of PoissonTol, and returns them with the tail
+// left out. For s ≥ τ the tail beyond s is at most pmf(s)·r/(1 − r),
+// r = τ/(s+1) < 1: the terms stop when that bound is below the tolerance,
+// and the bound counts as lost.
+func (m *Map) poissonTerms(dst []float64, tau float64) (pois []float64, lost float64) {
+	pois = dst[:0]
+	pmf := math.Exp(-tau)
+	for s := 0; ; s++ {
+		if s > 0 {
+			pmf *= tau / float64(s)
+		}
+		pois = append(pois, pmf)
+		if r := tau / float64(s+1); r < 0.5 {
+			if bound := pmf * r / (1 - r); bound < m.poissonTol() {
+				return pois, bound
+			}
+		}
+	}
+}
+
 func (m *Map) weights(L, tau float64) *passWeights {
 	key := passKey{L, tau}
 	if pw, ok := m.cache[key]; ok {
@@ -27,22 +48,7 @@ func (m *Map) weights(L, tau float64) *passWeights {
 	}
 	k := m.K
 	pw := &passWeights{}
-	// Poisson(τ) up to a tail of PoissonTol. For s ≥ τ the tail beyond s
-	// is at most pmf(s)·r/(1 − r), r = τ/(s+1) < 1: stop when that bound
-	// is below the tolerance, and count the bound as lost.
-	pmf := math.Exp(-tau)
-	for s := 0; ; s++ {
-		if s > 0 {
-			pmf *= tau / float64(s)
-		}
-		pw.pois = append(pw.pois, pmf)
-		if r := tau / float64(s+1); r < 0.5 {
-			if bound := pmf * r / (1 - r); bound < m.poissonTol() {
-				pw.lost = bound
-				break
-			}
-		}
-	}
+	pw.pois, pw.lost = m.poissonTerms(pw.pois, tau)
 	S := len(pw.pois) - 1
 	pw.binom = m.binomial(tau / L)
 	if m.noIntegral {
