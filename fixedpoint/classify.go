@@ -1,6 +1,10 @@
 package fixedpoint
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fluidlb/fluid/internal/param"
+)
 
 // Kind classifies where plain iteration goes.
 type Kind int
@@ -99,7 +103,7 @@ func Classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
 		if err := f(cur, at(1, it)); err != nil {
 			return nil, err
 		}
-		if !finite(cur) {
+		if !param.AllFinite(cur) {
 			return nil, fmt.Errorf("fixedpoint: non-finite iterate at step %d", it)
 		}
 		step := dist(cur, at(1, it))

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 func norm1(v []float64) float64 {
@@ -13,15 +15,6 @@ func norm1(v []float64) float64 {
 		s += math.Abs(x)
 	}
 	return s
-}
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // project sets negative entries to zero and rescales to total.
@@ -86,7 +79,7 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 	}
 	done := func() bool {
 		switch {
-		case !finite(fx) || math.IsNaN(cur):
+		case !param.AllFinite(fx) || math.IsNaN(cur):
 			res.Status = NonFinite
 		case cur <= set.Tol:
 			res.Status = Converged
@@ -175,7 +168,7 @@ func anderson(set *Settings, eval func(dst, at []float64) error, x, fx, r []floa
 				}
 			}
 			var gamma mat.VecDense
-			if err := gamma.SolveVec(a, mat.NewVecDense(n, append([]float64(nil), r...))); err == nil && finite(gamma.RawVector().Data) {
+			if err := gamma.SolveVec(a, mat.NewVecDense(n, append([]float64(nil), r...))); err == nil && param.AllFinite(gamma.RawVector().Data) {
 				for j := range dG {
 					g := gamma.AtVec(j)
 					for i := range xn {

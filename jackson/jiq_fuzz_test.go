@@ -1,41 +1,13 @@
 package jackson
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 )
-
-// fuzzShares decodes a share vector from fuzz bytes: mode 0 takes the
-// raw float64 bits (any value, NaN and Inf included), modes 1 and 2 take
-// each byte as a weight (2: plus one, so positive) normalized to sum 1,
-// mode 3 is nil. At most 64 entries.
-func fuzzShares(b []byte, mode uint8) []float64 {
-	var v []float64
-	switch mode % 4 {
-	case 0:
-		for i := 0; i+8 <= len(b) && len(v) < 64; i += 8 {
-			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
-		}
-	case 1, 2:
-		var sum float64
-		for _, c := range b[:min(len(b), 64)] {
-			w := float64(c) + float64(mode%4-1)
-			v = append(v, w)
-			sum += w
-		}
-		for i := range v {
-			v[i] /= sum
-		}
-	case 3:
-		return nil
-	}
-	return v
-}
 
 // JIQ.Validate on any input: it validates, or returns ErrNotProductForm
 // (ν > 0) or a *param.Error naming a field of JIQ, never panics; a model
@@ -52,7 +24,7 @@ func FuzzJIQValidate(f *testing.F) {
 	f.Add(MaxPopulation+1, math.NaN(), []byte{}, uint8(0), []byte{1}, uint8(1), math.Inf(1))
 	f.Add(-1<<63, math.Inf(1), []byte{0}, uint8(1), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf8, 0x7f}, uint8(0), -1.0)
 	f.Fuzz(func(t *testing.T, servers int, load float64, alpha []byte, amode uint8, beta []byte, bmode uint8, exchange float64) {
-		m := &JIQ{Servers: servers, Load: load, Alpha: fuzzShares(alpha, amode), Beta: fuzzShares(beta, bmode), Exchange: exchange}
+		m := &JIQ{Servers: servers, Load: load, Alpha: fuzzing.Floats(alpha, amode), Beta: fuzzing.Floats(beta, bmode), Exchange: exchange}
 		if err := m.Validate(); err != nil {
 			if errors.Is(err, ErrNotProductForm) {
 				if !(m.Exchange > 0) {
@@ -60,13 +32,7 @@ func FuzzJIQValidate(f *testing.F) {
 				}
 				return
 			}
-			var pe *param.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *param.Error", err, err)
-			}
-			if _, ok := reflect.TypeFor[JIQ]().FieldByName(pe.Param); !ok {
-				t.Fatalf("error %v names %q, not a field of JIQ", err, pe.Param)
-			}
+			fuzzing.NamesField(t, err, JIQ{})
 			return
 		}
 		if m.Servers < 1 || m.Servers > MaxPopulation || !(m.Load > 0) || !param.Finite(m.Load) || len(m.Alpha) == 0 ||

@@ -3,6 +3,8 @@ package ode
 import (
 	"fmt"
 	"math"
+
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // Dormand–Prince 5(4) coefficients (HNW Table II.5.2) and Shampine's dense
@@ -194,7 +196,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 
 	f(it.k1, t, y)
 	st.FuncEvals++
-	if !finite(it.k1) {
+	if !param.AllFinite(it.k1) {
 		it.res.Status = NonFinite
 		return ErrNonFinite
 	}
@@ -272,7 +274,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 				rejectedLast = true
 				continue
 			}
-		} else if !finite(it.ynew) || !finite(it.k7) {
+		} else if !param.AllFinite(it.ynew) || !param.AllFinite(it.k7) {
 			it.res.Status = NonFinite
 			it.res.T = t
 			return ErrNonFinite
@@ -305,7 +307,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			hNew = dir * s.FixedStep
 		}
 		rejectedLast = false
-		if !finite(it.k7) {
+		if !param.AllFinite(it.k7) {
 			it.res.Status = NonFinite
 			it.res.T = t
 			return ErrNonFinite
@@ -371,7 +373,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			// Restart: f may have changed.
 			f(it.k1, t, y)
 			st.FuncEvals++
-			if !finite(y) || !finite(it.k1) {
+			if !param.AllFinite(y) || !param.AllFinite(it.k1) {
 				it.res.T = t
 				it.res.Status = NonFinite
 				return ErrNonFinite
@@ -422,15 +424,6 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 }
 
 const epsilon = 0x1p-52
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
-}
 
 // stages computes k2..k7, the fifth-order solution ynew and the error
 // vector yerr for a step of size h from (t, y), with k1 = f(t, y).

@@ -26,6 +26,16 @@ func Errorf(param, format string, a ...any) error {
 // Finite reports whether x is neither NaN nor ±Inf.
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// AllFinite reports whether every entry of v is Finite (true for none).
+func AllFinite(v []float64) bool {
+	for _, x := range v {
+		if !Finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
 // SumTol is how far a probability vector's sum may be from 1.
 const SumTol = 1e-9
 

@@ -47,3 +47,14 @@ func TestOrAndPositive(t *testing.T) {
 		t.Error("1e-300 is positive")
 	}
 }
+
+func TestAllFinite(t *testing.T) {
+	if !AllFinite(nil) || !AllFinite([]float64{0, -1e308, 5e-324}) {
+		t.Error("finite vectors reported non-finite")
+	}
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if AllFinite([]float64{1, x, 2}) {
+			t.Errorf("%v reported finite", x)
+		}
+	}
+}

@@ -1,27 +1,13 @@
 package bestofd
 
 import (
-	"errors"
 	"math"
-	"reflect"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/spec"
 )
-
-// namesField fails t unless err is a *param.Error naming a field of the
-// struct v.
-func namesField(t *testing.T, err error, v any) {
-	t.Helper()
-	var pe *param.Error
-	if !errors.As(err, &pe) {
-		t.Fatalf("error %v (%T) is not a *param.Error", err, err)
-	}
-	if _, ok := reflect.TypeOf(v).FieldByName(pe.Param); !ok {
-		t.Fatalf("error %v names %q, not a field of %T", err, pe.Param, v)
-	}
-}
 
 // sizesOK reports whether z is a law the mean fields take: exponential,
 // or H2 with a finite SCV > 1.
@@ -44,7 +30,7 @@ func FuzzModelValidate(f *testing.F) {
 		m := &Model{D: d, Load: load, Discipline: spec.Discipline(disc), Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape},
 			MaxQueue: maxQ, TailTol: tailTol}
 		if err := m.Validate(); err != nil {
-			namesField(t, err, Model{})
+			fuzzing.NamesField(t, err, Model{})
 			return
 		}
 		if m.D < 1 || m.D > MaxD || !(m.Load > 0 && m.Load < 1) || !m.Discipline.Valid() || !sizesOK(m.Sizes) ||
@@ -74,7 +60,7 @@ func FuzzPeriodicUpdateValidate(f *testing.F) {
 		m := &PeriodicUpdate{D: d, Load: load, Period: period, Discipline: spec.Discipline(disc),
 			Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape}, MaxQueue: maxQ, MaxGiants: maxG, MinClass: minClass}
 		if err := m.Validate(); err != nil {
-			namesField(t, err, PeriodicUpdate{})
+			fuzzing.NamesField(t, err, PeriodicUpdate{})
 			return
 		}
 		if m.D < 0 || m.D > MaxD || !(m.Load > 0 && m.Load < 1) || !(m.Period > 0) || !param.Finite(m.Period) ||

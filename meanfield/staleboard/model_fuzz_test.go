@@ -3,9 +3,9 @@ package staleboard
 import (
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/spec"
 )
@@ -29,7 +29,7 @@ func FuzzModelValidate(f *testing.F) {
 		m := &Model{K: k, Load: load, Period: period, Tally: Tally(tally), Servers: servers}
 		err := m.Validate()
 		if err != nil {
-			namesField(t, err, Model{})
+			fuzzing.NamesField(t, err, Model{})
 		} else {
 			if m.K < 1 || m.K > MaxK || !(m.Load > 0 && m.Load < 1) || !param.Finite(m.Period) || m.Period < 0 ||
 				m.Tally < Own || m.Tally > Partitioned || m.Servers < 0 || m.Servers > MaxServers {
@@ -45,7 +45,7 @@ func FuzzModelValidate(f *testing.F) {
 		mp, merr := NewMap(m)
 		switch {
 		case merr != nil:
-			namesField(t, merr, Model{})
+			fuzzing.NamesField(t, merr, Model{})
 		case err != nil || m.Period <= 0 || m.Servers != 0 || mp.K != m.MapK():
 			t.Fatalf("NewMap(%+v) = %+v; Validate: %v", m, mp, err)
 		}
@@ -66,17 +66,4 @@ func FuzzModelValidate(f *testing.F) {
 			t.Fatalf("Board(%+v): %d entries, mass %v", st, len(p), sum)
 		}
 	})
-}
-
-// namesField fails t unless err is a *param.Error naming a field of the
-// struct v.
-func namesField(t *testing.T, err error, v any) {
-	t.Helper()
-	var pe *param.Error
-	if !errors.As(err, &pe) {
-		t.Fatalf("error %v (%T) is not a *param.Error", err, err)
-	}
-	if _, ok := reflect.TypeOf(v).FieldByName(pe.Param); !ok {
-		t.Fatalf("error %v names %q, not a field of %T", err, pe.Param, v)
-	}
 }

@@ -2,41 +2,14 @@ package sim
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"reflect"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/spec"
 )
-
-// fuzzFloats decodes a vector from fuzz bytes: mode 0 takes the raw
-// float64 bits (any value, NaN and Inf included), modes 1 and 2 take each
-// byte as a weight (2: plus one, so positive) normalized to sum 1 (2: as
-// an increasing sequence of times), mode 3 is nil. At most 64 entries.
-func fuzzFloats(b []byte, mode uint8) []float64 {
-	var v []float64
-	switch mode % 4 {
-	case 0:
-		for i := 0; i+8 <= len(b) && len(v) < 64; i += 8 {
-			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
-		}
-	case 1, 2:
-		var sum float64
-		for _, c := range b[:min(len(b), 64)] {
-			w := float64(c) + float64(mode%4-1)
-			v = append(v, w)
-			sum += w
-		}
-		for i := range v {
-			v[i] /= sum
-		}
-	case 3:
-		return nil
-	}
-	return v
-}
 
 // fuzzQueues decodes queue lengths (int32, little-endian) from fuzz bytes.
 func fuzzQueues(b []byte) []int32 {
@@ -80,10 +53,10 @@ func FuzzConfig(f *testing.F) {
 		exchange float64, start, startJobs int, queues []byte, qmode uint8, horizon int, stopAtTip, recordFinal bool,
 		jobs, warmup, reps int, level, relPrecision float64, maxReps, workers int, corrAge float64, series bool,
 		times []byte, tmode uint8) {
-		c := Config{Servers: servers, Load: load, AllowOverload: overload, Dispatchers: dispatchers, Alpha: fuzzFloats(alpha, amode),
+		c := Config{Servers: servers, Load: load, AllowOverload: overload, Dispatchers: dispatchers, Alpha: fuzzing.Floats(alpha, amode),
 			Discipline: spec.Discipline(discipline), Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape},
 			Policy: spec.Policy{Kind: spec.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
-			Beta: fuzzFloats(beta, bmode), Exchange: exchange, Start: spec.Start{Kind: spec.StartKind(start), Jobs: startJobs},
+			Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: spec.Start{Kind: spec.StartKind(start), Jobs: startJobs},
 			Horizon: horizon, StopAtTip: stopAtTip, RecordFinal: recordFinal, Jobs: jobs, Warmup: warmup, Reps: reps,
 			Level: level, RelPrecision: relPrecision, MaxReps: maxReps, Workers: workers, CorrelationAge: corrAge, Series: series}
 		switch qmode % 3 {
@@ -93,7 +66,7 @@ func FuzzConfig(f *testing.F) {
 			c.Queues = fuzzQueues(queues)
 			c.Servers = len(c.Queues)
 		}
-		if ts := fuzzFloats(times, tmode); tmode%4 == 2 {
+		if ts := fuzzing.Floats(times, tmode); tmode%4 == 2 {
 			for i := 1; i < len(ts); i++ { // increasing times
 				ts[i] += ts[i-1]
 			}
@@ -105,13 +78,7 @@ func FuzzConfig(f *testing.F) {
 		_, _ = c.SlowdownFinite()
 		n, err := c.normalized()
 		if err != nil {
-			var pe *param.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *param.Error", err, err)
-			}
-			if _, ok := reflect.TypeFor[Config]().FieldByName(pe.Param); !ok {
-				t.Fatalf("error %v names %q, not a field of Config", err, pe.Param)
-			}
+			fuzzing.NamesField(t, err, Config{})
 			return
 		}
 		if j := int64(n.Start.MaxJobs()); j > 0 && int64(n.Servers) > math.MaxInt64/j {
