@@ -81,13 +81,6 @@ func FuzzConfig(f *testing.F) {
 			fuzzing.NamesField(t, err, Config{})
 			return
 		}
-		if j := int64(n.Start.MaxJobs()); j > 0 && int64(n.Servers) > math.MaxInt64/j {
-			// Known bug (issue 16, reported; validate/sim is not the fuzz
-			// target's to fix): normalized multiplies Start.MaxJobs() by
-			// Servers in int64, which wraps, so hot:2^62 on 4 servers passes
-			// the bound of 2^31 start jobs and Run then enqueues 2^62 jobs.
-			t.Skipf("known bug: start %v on %d servers overflows the start-jobs bound", n.Start, n.Servers)
-		}
 		checkNormalized(t, c, n)
 		again, err := n.normalized()
 		if c.Warmup == -1 && err == nil && n.Warmup == 0 {
