@@ -13,16 +13,7 @@ import (
 func TestLeadingSpectrum(t *testing.T) {
 	const n, a, b = 40, 0.3, 0.45
 	f := chain(birthDeath(n, a, b))
-	pi := make([]float64, n)
-	var z float64
-	for i := range pi {
-		pi[i] = math.Pow(a/b, float64(i))
-		z += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= z
-	}
-	lead := 1 - a - b + 2*math.Sqrt(a*b)*math.Cos(math.Pi/n)
+	pi, lead := birthDeathStationary(n, a, b)
 	sp, err := LeadingSpectrum(f, pi, nil, &SpectrumSettings{SupportTol: 1e-30, Krylov: n - 1})
 	if err != nil {
 		t.Fatal(err)
