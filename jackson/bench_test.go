@@ -44,31 +44,26 @@ func BenchmarkJIQReference(b *testing.B) {
 // steadier measure of the work.
 func BenchmarkJIQSpeedup(b *testing.B) {
 	m := benchJIQ()
-	var tNew, tRef, cNew, cRef time.Duration
-	runs := 0
+	var p cputime.Pair
 	for b.Loop() {
-		t0, c0 := time.Now(), cputime.Process()
-		if _, err := Solve(m, nil); err != nil {
-			b.Fatal(err)
-		}
-		t1, c1 := time.Now(), cputime.Process()
-		if _, err := solveReference(m); err != nil {
-			b.Fatal(err)
-		}
-		tNew += t1.Sub(t0)
-		tRef += time.Since(t1)
-		cNew += c1 - c0
-		cRef += cputime.Process() - c1
-		runs++
+		p.Run(func() {
+			if _, err := Solve(m, nil); err != nil {
+				b.Fatal(err)
+			}
+		}, func() {
+			if _, err := solveReference(m); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(runs) / 1e6 }
-	b.ReportMetric(ms(tNew), "ms/solve")
-	b.ReportMetric(ms(tRef), "ms/reference")
-	b.ReportMetric(float64(tRef)/float64(tNew), "speedup")
-	b.ReportMetric(ms(cNew), "cpu-ms/solve")
-	b.ReportMetric(ms(cRef), "cpu-ms/reference")
-	if cNew > 0 {
-		b.ReportMetric(float64(cRef)/float64(cNew), "cpu-speedup")
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(p.Runs) / 1e6 }
+	b.ReportMetric(ms(p.Wall[0]), "ms/solve")
+	b.ReportMetric(ms(p.Wall[1]), "ms/reference")
+	b.ReportMetric(float64(p.Wall[1])/float64(p.Wall[0]), "speedup")
+	b.ReportMetric(ms(p.CPU[0]), "cpu-ms/solve")
+	b.ReportMetric(ms(p.CPU[1]), "cpu-ms/reference")
+	if p.CPU[0] > 0 {
+		b.ReportMetric(float64(p.CPU[1])/float64(p.CPU[0]), "cpu-speedup")
 	}
 }
 

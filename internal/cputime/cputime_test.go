@@ -28,3 +28,14 @@ func TestProcess(t *testing.T) {
 		t.Errorf("100 ms of work used only %v of CPU (x = %v)", d, x)
 	}
 }
+
+// Pair adds each computation's times to its own slot.
+func TestPair(t *testing.T) {
+	var p Pair
+	for range 2 {
+		p.Run(func() { time.Sleep(20 * time.Millisecond) }, func() {})
+	}
+	if p.Runs != 2 || p.Wall[0] < 40*time.Millisecond || p.Wall[1] > 20*time.Millisecond || p.CPU[0] > 30*time.Millisecond {
+		t.Errorf("%+v", p)
+	}
+}

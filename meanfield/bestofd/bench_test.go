@@ -85,31 +85,26 @@ func BenchmarkPeriodicUpdateSpeedup(b *testing.B) {
 		{"psh2-4", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var tNew, tRef, cNew, cRef time.Duration
-			runs := 0
+			var p cputime.Pair
 			for b.Loop() {
-				t0, c0 := time.Now(), cputime.Process()
-				if _, err := Attractor(&c.m, nil); err != nil {
-					b.Fatal(err)
-				}
-				t1, c1 := time.Now(), cputime.Process()
-				if _, err := attractorReference(&c.m, nil); err != nil {
-					b.Fatal(err)
-				}
-				tNew += t1.Sub(t0)
-				tRef += time.Since(t1)
-				cNew += c1 - c0
-				cRef += cputime.Process() - c1
-				runs++
+				p.Run(func() {
+					if _, err := Attractor(&c.m, nil); err != nil {
+						b.Fatal(err)
+					}
+				}, func() {
+					if _, err := attractorReference(&c.m, nil); err != nil {
+						b.Fatal(err)
+					}
+				})
 			}
-			sec := func(d time.Duration) float64 { return d.Seconds() / float64(runs) }
-			b.ReportMetric(sec(tNew), "s/new")
-			b.ReportMetric(sec(tRef), "s/reference")
-			b.ReportMetric(float64(tRef)/float64(tNew), "speedup")
-			b.ReportMetric(sec(cNew), "cpu-s/new")
-			b.ReportMetric(sec(cRef), "cpu-s/reference")
-			if cNew > 0 {
-				b.ReportMetric(float64(cRef)/float64(cNew), "cpu-speedup")
+			sec := func(d time.Duration) float64 { return d.Seconds() / float64(p.Runs) }
+			b.ReportMetric(sec(p.Wall[0]), "s/new")
+			b.ReportMetric(sec(p.Wall[1]), "s/reference")
+			b.ReportMetric(float64(p.Wall[1])/float64(p.Wall[0]), "speedup")
+			b.ReportMetric(sec(p.CPU[0]), "cpu-s/new")
+			b.ReportMetric(sec(p.CPU[1]), "cpu-s/reference")
+			if p.CPU[0] > 0 {
+				b.ReportMetric(float64(p.CPU[1])/float64(p.CPU[0]), "cpu-speedup")
 			}
 		})
 	}

@@ -2,8 +2,8 @@ package staleboard
 
 import (
 	"testing"
-	"time"
 
+	"github.com/fluidlb/fluid/internal/cputime"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -79,24 +79,22 @@ func BenchmarkMapSpeedup(b *testing.B) {
 			if _, err := m.applyRef(p); err != nil {
 				b.Fatal(err)
 			}
-			var win, ref time.Duration
-			n := 0
+			var pair cputime.Pair
 			b.ResetTimer()
 			for b.Loop() {
-				t0 := time.Now()
-				if err := m.applyInto(p, &res); err != nil {
-					b.Fatal(err)
-				}
-				t1 := time.Now()
-				if _, err := m.applyRef(p); err != nil {
-					b.Fatal(err)
-				}
-				win += t1.Sub(t0)
-				ref += time.Since(t1)
-				n++
+				pair.Run(func() {
+					if err := m.applyInto(p, &res); err != nil {
+						b.Fatal(err)
+					}
+				}, func() {
+					if _, err := m.applyRef(p); err != nil {
+						b.Fatal(err)
+					}
+				})
 			}
-			b.ReportMetric(float64(win.Nanoseconds())/float64(n), "window-ns/op")
-			b.ReportMetric(float64(ref.Nanoseconds())/float64(n), "ref-ns/op")
+			win, ref := pair.Wall[0], pair.Wall[1]
+			b.ReportMetric(float64(win.Nanoseconds())/float64(pair.Runs), "window-ns/op")
+			b.ReportMetric(float64(ref.Nanoseconds())/float64(pair.Runs), "ref-ns/op")
 			b.ReportMetric(float64(ref)/float64(win), "speedup")
 		})
 	}
