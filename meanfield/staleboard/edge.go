@@ -607,32 +607,14 @@ func passEnd(k int, load float64, V int, x []float64) float64 {
 	return t + L
 }
 
-// walkPasses steps through the pass schedule of the board x (pass v starts
-// at t_v and lasts L_v = k·F(v)/λ, F the board's distribution function)
-// until stop(v, t_v, L_v, v beyond the board's top) holds, and returns that
-// pass.
+// walkPasses is walkSchedule on the board x, with its top class and mass
+// found here.
 func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64, past bool) bool) (int, float64, float64) {
 	var mass float64
 	for _, v := range x {
 		mass += v
 	}
-	top := len(x) - 1
-	for top > 0 && x[top] == 0 {
-		top--
-	}
-	t, cum := 0.0, 0.0
-	for v := 0; ; v++ {
-		if v <= top {
-			cum += x[v]
-		} else {
-			cum = mass
-		}
-		L := float64(k) * cum / load
-		if stop(v, t, L, v > top) {
-			return v, t, L
-		}
-		t += L
-	}
+	return walkSchedule(k, load, x, boardTop(x), mass, stop)
 }
 
 // topFixedPoint is the balanced fixed point at T from an empty board, as

@@ -143,10 +143,7 @@ func (m *Map) Apply(p []float64) (*MapResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := len(p) - 1
-	for top > 0 && p[top] == 0 {
-		top--
-	}
+	top := boardTop(p)
 	res := &MapResult{}
 	m.applyTo(p, top, mass, res)
 	return res, nil
@@ -160,10 +157,7 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 	if err != nil {
 		return err
 	}
-	top := len(p) - 1
-	for top > 0 && p[top] == 0 {
-		top--
-	}
+	top := boardTop(p)
 	m.applyTo(p, top, mass, res)
 	return nil
 }
@@ -199,25 +193,44 @@ func (m *Map) schedule(p []float64, top int, mass float64) passes {
 
 // scheduleInto is schedule into s, reusing its storage.
 func (m *Map) scheduleInto(s *passes, p []float64, top int, mass float64) *passes {
-	k, lam, T := m.K, m.Load, m.Period
+	T := m.Period
 	s.t, s.L = s.t[:0], s.L[:0]
-	t := 0.0
-	var cum float64 // F(v)
+	s.V, _, _ = walkSchedule(m.K, m.Load, p, top, mass, func(v int, t, L float64, past bool) bool {
+		s.t = append(s.t, t)
+		s.L = append(s.L, L)
+		return t+L >= T || (L == 0 && past)
+	})
+	return s
+}
+
+// walkSchedule steps through the pass schedule of the board p (top its
+// last non-zero class, mass its total): pass v starts at t_v and lasts
+// L_v = k·F(v)/λ, F the board's distribution function, t_{v+1} = t_v + L_v.
+// It stops at the first pass for which stop(v, t_v, L_v, v > top) holds
+// and returns it.
+func walkSchedule(k int, load float64, p []float64, top int, mass float64, stop func(v int, t, L float64, past bool) bool) (int, float64, float64) {
+	t, cum := 0.0, 0.0 // cum: F(v)
 	for v := 0; ; v++ {
 		if v <= top {
 			cum += p[v]
 		} else {
 			cum = mass
 		}
-		L := float64(k) * cum / lam
-		s.t = append(s.t, t)
-		s.L = append(s.L, L)
-		if t+L >= T || (L == 0 && v > top) {
-			s.V = v
-			return s
+		L := float64(k) * cum / load
+		if stop(v, t, L, v > top) {
+			return v, t, L
 		}
 		t += L
 	}
+}
+
+// boardTop returns the last non-zero class of the board p (0 if none).
+func boardTop(p []float64) int {
+	top := len(p) - 1
+	for top > 0 && p[top] == 0 {
+		top--
+	}
+	return top
 }
 
 // trimTop removes the entries at the top of *p below tol and returns their

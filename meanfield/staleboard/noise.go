@@ -140,10 +140,7 @@ func (m *Map) noise(p []float64) (*Noise, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := len(p) - 1
-	for top > 0 && p[top] == 0 {
-		top--
-	}
+	top := boardTop(p)
 	s := m.schedule(p, top, mass)
 	laws := m.classLaws(p, top, &s)
 	resp, evals := m.boundaryResponse(p, top, &s)
@@ -207,10 +204,7 @@ func (m *Map) meanVariance(p []float64) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	top := len(p) - 1
-	for top > 0 && p[top] == 0 {
-		top--
-	}
+	top := boardTop(p)
 	s := m.schedule(p, top, mass)
 	var v float64
 	for b, l := range m.classLaws(p, top, &s) {
