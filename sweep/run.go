@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/fluidlb/fluid/internal/parallel"
 )
 
 // RunOptions control Run.
@@ -127,14 +129,6 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 			}
 		}()
 	}
-	stopped := func() bool {
-		select {
-		case <-o.Stop:
-			return true
-		default:
-			return false
-		}
-	}
 feed:
 	for _, t := range todo {
 		mu.Lock()
@@ -143,7 +137,7 @@ feed:
 		if failed {
 			break
 		}
-		if stopped() {
+		if parallel.Stopped(o.Stop) {
 			sum.Interrupted = true
 			break
 		}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -187,12 +188,8 @@ func Run(s *Settings) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Cases: len(cases), Quick: set.Quick}
 	for i, c := range cases {
-		select {
-		case <-set.Stop:
+		if parallel.Stopped(set.Stop) {
 			rep.Interrupted = true
-		default:
-		}
-		if rep.Interrupted {
 			break
 		}
 		t0 := time.Now()

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/spec"
 )
 
@@ -231,7 +232,7 @@ func (e *engine) arrival() {
 		if e.progress != nil {
 			e.progress(0x10000)
 		}
-		if stopped(e.cfg.Stop) {
+		if parallel.Stopped(e.cfg.Stop) {
 			e.abandoned = true
 		}
 	}

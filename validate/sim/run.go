@@ -198,16 +198,6 @@ func Run(c Config) (*Result, error) {
 // replication finished.
 var ErrStopped = errors.New("sim: stopped before any replication finished")
 
-// stopped reports whether stop (Config.Stop) is closed.
-func stopped(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
-}
-
 // Status is "completed" for a run of a fixed number of replications and,
 // for a run with a precision target, "converged" if it reached the target
 // or "not_converged" if it stopped at MaxReps replications; "interrupted"
@@ -232,7 +222,7 @@ func (res *Result) runReps(total int) {
 	res.Reps = append(res.Reps, make([]Rep, total-from)...)
 	ran := make([]bool, total-from)
 	_ = parallel.For(total-from, res.workers, nil, func(i int) error {
-		if stopped(c.Stop) {
+		if parallel.Stopped(c.Stop) {
 			return nil
 		}
 		if r := runRep(c, from+i); !r.abandoned {
