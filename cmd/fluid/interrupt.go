@@ -21,21 +21,23 @@ type watch struct {
 	done   chan struct{}
 	mu     sync.Mutex
 	sig    os.Signal
+	owner  bool // this watch holds watching
 }
 
-// sweepOwnsSignals is set while fluid sweep runs its tasks in this
-// process: the sweep's watch stops it after the task in progress, so the
-// task's own command must not also stop at that signal (it would end as
-// a failed task).
-var sweepOwnsSignals atomic.Bool
+// watching is held by the watch that owns the signals. A command run
+// inside another one's watch (a sweep's task, run in this process) gets a
+// watch that watches nothing: the outer command decides what a signal
+// stops (for a sweep, the task in progress finishes, and must not end as
+// failed).
+var watching atomic.Bool
 
 // watchInterrupts starts a watch; at a signal it prints
-// "fluid: SIGNAL: " + doing + " (again to stop at once)". Inside a sweep's
-// task it watches nothing (sweepOwnsSignals).
+// "fluid: SIGNAL: " + doing + " (again to stop at once)". Within another
+// watch it watches nothing.
 func watchInterrupts(stderr io.Writer, doing string) *watch {
 	w := &watch{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	if sweepOwnsSignals.Load() {
+	if w.owner = watching.CompareAndSwap(false, true); !w.owner {
 		return w
 	}
 	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM)
@@ -59,6 +61,9 @@ func (w *watch) stop() {
 	signal.Stop(w.sigs)
 	close(w.done)
 	w.cancel()
+	if w.owner {
+		watching.Store(false)
+	}
 }
 
 // caught is the signal that arrived, or nil.

@@ -246,8 +246,6 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	// second signal ends the process.
 	w := watchInterrupts(stderr, "stopping the sweep after the task in progress")
 	defer w.stop()
-	sweepOwnsSignals.Store(true)
-	defer sweepOwnsSignals.Store(false)
 
 	// A progress bar on a terminal: tasks done, and the point started last.
 	var bar *progress
