@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
@@ -145,21 +143,6 @@ the replications that finished (status interrupted; exit status 130).`,
 // replications together (about 200 MB of JSON).
 const maxSeries = 10_000_000
 
-// simFlags maps the sim.Config fields that only `fluid sim` sets to its
-// flags, for the errors that name them.
-var simFlags = map[string]string{"Level": "--level", "RelPrecision": "--rel-precision", "MaxReps": "--max-reps", "Series": "--series"}
-
-// simUsage is paramUsage knowing simFlags.
-func simUsage(err error) error {
-	var pe *param.Error
-	if errors.As(err, &pe) {
-		if f, ok := simFlags[pe.Param]; ok {
-			return usagef("invalid %s: %s", f, pe.Msg)
-		}
-	}
-	return paramUsage(err)
-}
-
 func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
@@ -213,7 +196,7 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	}
 	// Every bound is checked before anything is simulated or allocated.
 	if _, err := c.Normalized(); err != nil {
-		return simUsage(err)
+		return paramUsage(err)
 	}
 	if n := c.ExpectedRefreshes(); o.series && n > maxSeries {
 		return usagef("invalid --series: the board series would hold about %.3g numbers in all, more than the %.0e that --json writes (about 20 bytes each); a longer --period, fewer --jobs or --reps", n, float64(maxSeries))
@@ -244,7 +227,7 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		return &stopped{w.caught(), "no replication had finished"}
 	}
 	if err != nil {
-		return simUsage(err)
+		return paramUsage(err)
 	}
 
 	rep := simReportOf(res, o.series)
