@@ -146,11 +146,7 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 		return i, false
 	case spec.JSQ:
 		return d.live.pickMin(rng), false
-	case spec.JSQd:
-		if len(d.sample) == 2 {
-			a, b := d.pair()
-			return d.better(a, b, d.queueLen[a], d.queueLen[b]), false
-		}
+	case spec.JSQd: // D = 2 is routed by the engine itself (liveBestOfTwo)
 		d.draw()
 		return d.best(func(i int) int32 { return d.queueLen[i] }), false
 	case spec.LeastWork:
