@@ -3,9 +3,9 @@ package jackson
 import (
 	"errors"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // ErrNotProductForm is returned for token exchange (ν > 0): moving tokens
@@ -111,7 +111,7 @@ func (m *JIQ) Network() (*Network, []int) {
 	return nw, idx
 }
 
-func (m *JIQ) beta() []float64 { return spec.Allotment(m.Beta, len(m.Alpha)) }
+func (m *JIQ) beta() []float64 { return farm.Allotment(m.Beta, len(m.Alpha)) }
 
 // Settings control Solve. The product form has no numerical knobs; nil is
 // the only value needed.

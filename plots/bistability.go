@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -91,8 +91,8 @@ func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData
 	for i, T := range simT {
 		per := int(load * n * T)
 		pt := BistabilityPoint{Period: T}
-		for j, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: int(0.1 * T)}} {
-			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+		for j, st := range []farm.Start{{}, {Kind: farm.Half, Jobs: int(0.1 * T)}} {
+			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
 				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Progress: m.arrivals()})
 			if err != nil {
 				return nil, err
@@ -114,7 +114,7 @@ func mapBistability(k int, load, T float64) (BistabilityPoint, error) {
 	if err != nil {
 		return BistabilityPoint{}, err
 	}
-	half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+	half, err := staleboard.Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 	if err != nil {
 		return BistabilityPoint{}, err
 	}

@@ -9,11 +9,11 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -178,7 +178,7 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
-	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
+	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking},
 		Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
 	if err != nil {
 		return nil, err

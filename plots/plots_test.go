@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // renders checks that a figure has a title and axis labels on its first
@@ -247,12 +247,12 @@ func TestSizesTheory(t *testing.T) {
 		if d == 0 {
 			continue
 		}
-		disc, err := spec.ParseDiscipline(c.Discipline)
+		disc, err := farm.ParseDiscipline(c.Discipline)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range c.X[:3] {
-			if d == 1 && (x == 4 || (x > 1 && disc == spec.PS)) {
+			if d == 1 && (x == 4 || (x > 1 && disc == farm.PS)) {
 				continue
 			}
 			fp, err := bestofd.FixedPoint(&bestofd.Model{D: d, Load: 0.9, Discipline: disc, Sizes: sizesOf(x)}, nil)
@@ -273,7 +273,7 @@ func TestSizesTheory(t *testing.T) {
 	}
 	for i, c2 := range []float64{1, 30} {
 		c := ages[i]
-		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: 10, Discipline: spec.PS, Sizes: sizesOf(c2)}, nil)
+		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: 10, Discipline: farm.PS, Sizes: sizesOf(c2)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

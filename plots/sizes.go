@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -128,11 +128,11 @@ func positive(what string, xs ...float64) error {
 
 // sizesOf is the job-size law of SCV c²: exponential for 1, the
 // balanced-means H2 otherwise.
-func sizesOf(c2 float64) spec.Sizes {
+func sizesOf(c2 float64) farm.Sizes {
 	if c2 == 1 {
-		return spec.Sizes{}
+		return farm.Sizes{}
 	}
-	return spec.Sizes{Kind: spec.H2, SCV: c2}
+	return farm.Sizes{Kind: farm.H2, SCV: c2}
 }
 
 // SizeTheoryBySCV computes the N → ∞ mean time in system at load λ
@@ -141,12 +141,12 @@ func sizesOf(c2 float64) spec.Sizes {
 // loaded (1: every job finds an idle server).
 func SizeTheoryBySCV(load float64, scvs []float64) ([]SizeTheory, error) {
 	var out []SizeTheory
-	for _, disc := range []spec.Discipline{spec.FCFS, spec.PS} {
+	for _, disc := range []farm.Discipline{farm.FCFS, farm.PS} {
 		rnd := SizeTheory{Policy: "random", Discipline: disc.String(), Source: SourceMG1, X: scvs}
 		bo2 := SizeTheory{Policy: "jsqd:2", Discipline: disc.String(), Source: SourceMeanField, X: scvs}
 		jsq := SizeTheory{Policy: "jsq", Discipline: disc.String(), Source: SourceIdle, X: scvs}
 		for _, c2 := range scvs {
-			if disc == spec.FCFS {
+			if disc == farm.FCFS {
 				rnd.Mean = append(rnd.Mean, 1+load*(1+c2)/(2*(1-load)))
 			} else {
 				rnd.Mean = append(rnd.Mean, 1/(1-load))
@@ -208,7 +208,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 	err := parallel.For(len(jobs), 0, nil, func(i int) error {
 		j := jobs[i]
 		c2, T := scvs[j.s], ages[j.a]
-		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: spec.PS, Sizes: sizesOf(c2)}, nil)
+		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: farm.PS, Sizes: sizesOf(c2)}, nil)
 		if err != nil {
 			return err
 		}
@@ -272,8 +272,8 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := func(pol string, d spec.Discipline, z spec.Sizes, period float64, s uint64) (sim.Estimate, error) {
-		p, err := spec.ParsePolicy(pol)
+	run := func(pol string, d farm.Discipline, z farm.Sizes, period float64, s uint64) (sim.Estimate, error) {
+		p, err := farm.ParsePolicy(pol)
 		if err != nil {
 			return sim.Estimate{}, err
 		}
@@ -286,7 +286,7 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 	}
 	var byscv, byage []SizeSeries
 	s := seed
-	for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
+	for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
 		for _, pol := range []string{"random", "rr", "jsqd:2", "jsq"} {
 			ser := SizeSeries{Policy: pol, Discipline: d.String()}
 			for _, c2 := range scvs {
@@ -305,7 +305,7 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 			ser := SizeSeries{Policy: pol, Discipline: "ps", Sizes: sizesOf(c2).String()}
 			for _, T := range ages {
 				s++
-				e, err := run(pol, spec.PS, sizesOf(c2), T, s)
+				e, err := run(pol, farm.PS, sizesOf(c2), T, s)
 				if err != nil {
 					return nil, err
 				}
@@ -342,13 +342,13 @@ var policyStyle = map[string]struct {
 
 // sizesName names a size law for the legend.
 func sizesName(s string) string {
-	z, err := spec.ParseSizes(s)
+	z, err := farm.ParseSizes(s)
 	switch {
 	case err != nil:
 		return s + " sizes"
-	case z.Kind == spec.Exponential:
+	case z.Kind == farm.Exponential:
 		return "exp sizes"
-	case z.Kind == spec.H2:
+	case z.Kind == farm.H2:
 		return fmt.Sprintf("H2 sizes, SCV %g", z.SCV)
 	}
 	return z.String() + " sizes"

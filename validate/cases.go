@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/jiq"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -58,7 +58,7 @@ func jiqTheorem1(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
+		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Policy: farm.Policy{Kind: farm.JIQBlocking},
 			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -85,7 +85,7 @@ func jiqProductForm(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: spec.Policy{Kind: spec.JIQBlocking},
+		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: farm.Policy{Kind: farm.JIQBlocking},
 			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -108,7 +108,7 @@ func jiqQueueing(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Policy: spec.Policy{Kind: spec.JIQQueueing},
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Policy: farm.Policy{Kind: farm.JIQQueueing},
 			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -129,7 +129,7 @@ func jiqEnhancements(e *env) ([]Check, error) {
 	alpha := []float64{0.7, 0.3}
 	var out []Check
 	type variant struct {
-		scen spec.Scenario
+		scen farm.Scenario
 		beta []float64
 		nu   float64
 	}
@@ -141,9 +141,9 @@ func jiqEnhancements(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		pol := spec.Policy{Kind: spec.JIQBlocking}
+		pol := farm.Policy{Kind: farm.JIQBlocking}
 		if v.scen == jiq.Queueing {
-			pol.Kind = spec.JIQQueueing
+			pol.Kind = farm.JIQQueueing
 		}
 		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu, Policy: pol,
 			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
@@ -189,9 +189,9 @@ func jiqTrajectory(e *env) ([]Check, error) {
 		if tr.Status != solver.Converged || len(fluid) != len(times) {
 			return nil, fmt.Errorf("fluid trajectory: %v", tr.Status)
 		}
-		pol := spec.Policy{Kind: spec.JIQBlocking}
+		pol := farm.Policy{Kind: farm.JIQBlocking}
 		if m.Scenario == jiq.Queueing {
-			pol.Kind = spec.JIQQueueing
+			pol.Kind = farm.JIQQueueing
 		}
 		res, err := e.sim(sim.Config{Servers: n, Load: m.Load, Alpha: m.Alpha, Policy: pol, Jobs: 1, Warmup: -1,
 			Reps: e.scale(40, 16), SampleTimes: times}, uint64(i))
@@ -232,7 +232,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		// time units (30 periods at T = 20, where the herded fixed point's
 		// eigenvalue −0.9 makes the approach slow); at least 3 periods.
 		warm := max(3, int(math.Ceil(600/c.T)))
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: c.k, Policy: spec.Policy{Kind: spec.Tally}, Period: c.T,
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: c.k, Policy: farm.Policy{Kind: farm.Tally}, Period: c.T,
 			Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -263,7 +263,7 @@ func edgeCase(e *env) ([]Check, error) {
 		want   float64
 	}{{1.5, 0}, {0.6, 1}} {
 		T := c.factor * edge.Period
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
 			Horizon: e.scale(100, 30), StopAtTip: true, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -291,8 +291,8 @@ func bistability(e *env) ([]Check, error) {
 		backlog float64
 		want    float64
 	}{{0.1, 1}, {0.05, 0}} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Start: spec.Start{Kind: spec.Half, Jobs: int(c.backlog * T)}, Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
+			Start: farm.Start{Kind: farm.Half, Jobs: int(c.backlog * T)}, Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +309,7 @@ func herdSojourn(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
 	var out []Check
 	for i, T := range []float64{1100, 3000} {
-		half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+		half, err := staleboard.Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 		if err != nil {
 			return nil, err
 		}
@@ -318,8 +318,8 @@ func herdSojourn(e *env) ([]Check, error) {
 			return nil, err
 		}
 		per := int(load * n * T)
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Start: spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)}, Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
+			Start: farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)}, Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -333,11 +333,11 @@ func herdSojourn(e *env) ([]Check, error) {
 func psInsensitivity(e *env) ([]Check, error) {
 	const n, load = 100, 0.9
 	var out []Check
-	for i, z := range []spec.Sizes{{}, {Kind: spec.Deterministic}, {Kind: spec.H2, SCV: 30}, {Kind: spec.Pareto, Shape: 2.5}} {
+	for i, z := range []farm.Sizes{{}, {Kind: farm.Deterministic}, {Kind: farm.H2, SCV: 30}, {Kind: farm.Pareto, Shape: 2.5}} {
 		// Two million jobs even in a quick run: under PS a giant of the H2
 		// law (mean 30.5) stays about 300 time units, and shorter runs
 		// underestimate the mean.
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Discipline: spec.PS, Sizes: z, Jobs: 2_000_000, Reps: 8}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Discipline: farm.PS, Sizes: z, Jobs: 2_000_000, Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +365,7 @@ func jsq2MeanField(e *env) ([]Check, error) {
 	ns := []int{25, 100, 400}
 	ests := make([]sim.Estimate, len(ns))
 	for i, n := range ns {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2}, Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +404,7 @@ func jsq2Refined(e *env) ([]Check, error) {
 	}
 	var out []Check
 	for i, n := range []int{10, 20, 50, 100} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2, Replacement: true},
+		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true},
 			Jobs: e.scale(2_000_000, 500_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
@@ -422,10 +422,10 @@ func meanfieldH2(e *env) ([]Check, error) {
 	ns := []int{100, 400, 1600}
 	var out []Check
 	for k, c := range []struct {
-		disc spec.Discipline
+		disc farm.Discipline
 		scv  float64
-	}{{spec.PS, 30}, {spec.FCFS, 10}} {
-		mf, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load, Discipline: c.disc, Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}}, nil)
+	}{{farm.PS, 30}, {farm.FCFS, 10}} {
+		mf, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load, Discipline: c.disc, Sizes: farm.Sizes{Kind: farm.H2, SCV: c.scv}}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -440,8 +440,8 @@ func meanfieldH2(e *env) ([]Check, error) {
 			// 2,000), and at least a million jobs.
 			per := load * float64(n)
 			jobs := max(e.scale(2_000_000, 1_000_000), int(per*float64(e.scale(3000, 2000))))
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Discipline: c.disc,
-				Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2}, Discipline: c.disc,
+				Sizes: farm.Sizes{Kind: farm.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err
 			}
@@ -460,12 +460,12 @@ func staleBoard(e *env) ([]Check, error) {
 	const load, T = 0.9, 100.0
 	var out []Check
 	for k, c := range []struct {
-		disc spec.Discipline
+		disc farm.Discipline
 		scv  float64
-	}{{spec.FCFS, 1}, {spec.PS, 30}} {
-		sizes := spec.Sizes{}
+	}{{farm.FCFS, 1}, {farm.PS, 30}} {
+		sizes := farm.Sizes{}
 		if c.scv > 1 {
-			sizes = spec.Sizes{Kind: spec.H2, SCV: c.scv}
+			sizes = farm.Sizes{Kind: farm.H2, SCV: c.scv}
 		}
 		mf, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: c.disc, Sizes: sizes}, nil)
 		if err != nil {
@@ -478,7 +478,7 @@ func staleBoard(e *env) ([]Check, error) {
 		ests := make([]sim.Estimate, len(ns))
 		for i, n := range ns {
 			per := int(load * float64(n) * T)
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.BoardJSQd, D: 2}, Period: T,
+			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.BoardJSQd, D: 2}, Period: T,
 				Discipline: c.disc, Sizes: sizes, Jobs: 40 * per, Warmup: 6 * per, Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err
@@ -533,7 +533,7 @@ func finiteNoise(e *env) ([]Check, error) {
 	// Enough replications that a theory value 25% off fails (the 99.9%
 	// half-width of a variance from R samples is 3.3·√(2/(R−1)) of it).
 	reps := e.scale(800, 1000)
-	res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+	res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
 		Horizon: 1, Queues: queues, RecordFinal: true, Reps: reps}, 0)
 	if err != nil {
 		return nil, err
@@ -685,7 +685,7 @@ func spreadHerd(e *env) ([]Check, error) {
 	window := map[float64]float64{}
 	for i, r := range runs {
 		if _, ok := window[r.T]; !ok {
-			start, err := staleboard.Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * r.T)})
+			start, err := staleboard.Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * r.T)})
 			if err != nil {
 				return nil, err
 			}
@@ -702,8 +702,8 @@ func spreadHerd(e *env) ([]Check, error) {
 		}
 		theory := window[r.T]
 		per := int(load * float64(r.n) * r.T)
-		res, err := e.sim(sim.Config{Servers: r.n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: r.T,
-			Start: spec.Start{Kind: spec.Spread, Jobs: int(0.8 * r.T)}, Warmup: from * per, Jobs: (to - from) * per, Reps: reps}, uint64(i))
+		res, err := e.sim(sim.Config{Servers: r.n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: r.T,
+			Start: farm.Start{Kind: farm.Spread, Jobs: int(0.8 * r.T)}, Warmup: from * per, Jobs: (to - from) * per, Reps: reps}, uint64(i))
 		if err != nil {
 			return nil, err
 		}

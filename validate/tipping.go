@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -27,7 +27,7 @@ type TipCurveSettings struct {
 	// has tipped). Default 100.
 	Horizon int
 	// Start is the runs' initial state. Default empty.
-	Start spec.Start
+	Start farm.Start
 	// Seed of the runs; period i uses Seed + i.
 	Seed uint64
 	// Workers is the number of runs simulated at once (default
@@ -50,7 +50,7 @@ type TipCurveSettings struct {
 type TipPoint struct {
 	Scaled, Period float64
 	// Tipped of Reps runs tipped within the horizon (see
-	// spec.TipThreshold); Fraction = Tipped/Reps with its 95% Wilson
+	// farm.TipThreshold); Fraction = Tipped/Reps with its 95% Wilson
 	// score interval [Lo, Hi].
 	Reps, Tipped     int
 	Fraction, Lo, Hi float64
@@ -111,7 +111,7 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 			return param.Errorf("Scaled", "T(1−λ)² = %v, want a finite number > 0", x)
 		}
 		T := x / scale
-		res, err := sim.Run(sim.Config{Servers: servers, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally},
+		res, err := sim.Run(sim.Config{Servers: servers, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally},
 			Period: T, Start: set.Start, Horizon: set.Horizon, StopAtTip: true, Reps: set.Reps,
 			Seed: set.Seed + uint64(i), Workers: set.Workers, Stop: set.Stop})
 		if err != nil {

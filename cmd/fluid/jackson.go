@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 
 	"github.com/fluidlb/fluid/report"
 
@@ -82,7 +82,7 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &report.Jackson{Header: report.NewHeader("jackson"), Load: o.load, Alpha: o.alpha, Beta: spec.Allotment(o.beta, len(o.alpha)), Exchange: o.exchange, Status: "exact", Limit: lim.Blocking}
+	rep := &report.Jackson{Header: report.NewHeader("jackson"), Load: o.load, Alpha: o.alpha, Beta: farm.Allotment(o.beta, len(o.alpha)), Exchange: o.exchange, Status: "exact", Limit: lim.Blocking}
 	for _, n := range ns {
 		start := time.Now()
 		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}, nil)

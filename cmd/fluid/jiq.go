@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/meanfield/jiq"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // jiqOptions are the flags of `fluid jiq`.
@@ -80,7 +80,7 @@ Dispatchers are reported in the order given.`,
 }
 
 func (o *jiqOptions) model() (*jiq.Model, error) {
-	scen, err := spec.ParseScenario(o.scenario)
+	scen, err := farm.ParseScenario(o.scenario)
 	if err != nil {
 		return nil, paramUsage(err)
 	}
@@ -161,7 +161,7 @@ func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *report.JIQ {
 		Scenario:         m.Scenario.String(),
 		Load:             m.Load,
 		Alpha:            m.Alpha,
-		Beta:             spec.Allotment(m.Beta, m.R()),
+		Beta:             farm.Allotment(m.Beta, m.R()),
 		Exchange:         m.Exchange,
 		Status:           statusText(lim.Status),
 		Busy:             lim.Busy,

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
 )
 
 type mapOptions struct {
@@ -90,7 +90,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	st, err := spec.ParseStart(o.start)
+	st, err := farm.ParseStart(o.start)
 	if err != nil {
 		return paramUsage(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/spec"
 )
 
 type meanfieldOptions struct {
@@ -74,26 +74,26 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		return err
 	}
 	start := time.Now()
-	pol, err := spec.ParsePolicy(o.policy)
+	pol, err := farm.ParsePolicy(o.policy)
 	if err != nil {
 		return paramUsage(err)
 	}
 	switch pol.Kind {
-	case spec.JSQd, spec.BoardJSQd, spec.BoardJSQ:
+	case farm.JSQd, farm.BoardJSQd, farm.BoardJSQ:
 	default:
 		return usagef("invalid --policy: %q (the mean field takes jsqd:D, board-jsqd:D or board-jsq)", o.policy)
 	}
-	disc, err := spec.ParseDiscipline(o.discipline)
+	disc, err := farm.ParseDiscipline(o.discipline)
 	if err != nil {
 		return paramUsage(err)
 	}
-	sizes, err := spec.ParseSizes(o.sizes)
+	sizes, err := farm.ParseSizes(o.sizes)
 	if err != nil {
 		return paramUsage(err)
 	}
 	d := pol.D
 	rep := &report.Meanfield{Header: report.NewHeader("meanfield"), Policy: pol.String(), Discipline: disc.String(), Sizes: sizes.String(), Load: o.load}
-	if pol.Kind == spec.JSQd {
+	if pol.Kind == farm.JSQd {
 		if o.period != 0 {
 			return usagef("invalid --period: live jsqd reads no board")
 		}
@@ -154,7 +154,7 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 	if d == 0 {
 		what = "least loaded"
 	}
-	if pol.Kind == spec.JSQd {
+	if pol.Kind == farm.JSQd {
 		fmt.Fprintf(&b, "Mean field (N → ∞), %s on live counts: λ = %g, %s servers, %s sizes\n\n", what, o.load, o.discipline, o.sizes)
 	} else {
 		fmt.Fprintf(&b, "Mean field (N → ∞), %s on a board refreshed every T = %g: λ = %g, %s servers, %s sizes\n\n", what, o.period, o.load, o.discipline, o.sizes)

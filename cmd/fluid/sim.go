@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/spec"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -175,20 +175,20 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		c.Dispatchers = o.dispatchers
 	}
 	var err error
-	if c.Discipline, err = spec.ParseDiscipline(o.discipline); err != nil {
+	if c.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
 		return paramUsage(err)
 	}
-	if c.Sizes, err = spec.ParseSizes(o.sizes); err != nil {
+	if c.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
 		return paramUsage(err)
 	}
-	if c.Policy, err = spec.ParsePolicy(o.policy); err != nil {
+	if c.Policy, err = farm.ParsePolicy(o.policy); err != nil {
 		return paramUsage(err)
 	}
 	if o.replacement && !c.Policy.Sampled() {
 		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", c.Policy)
 	}
 	c.Policy.Replacement = o.replacement
-	if c.Start, err = spec.ParseStart(o.start); err != nil {
+	if c.Start, err = farm.ParseStart(o.start); err != nil {
 		return paramUsage(err)
 	}
 	if o.level == 0 {
@@ -276,10 +276,10 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 		rep.PrecisionReached = ptr(res.PrecisionReached)
 	}
 	switch c.Policy.Kind {
-	case spec.JIQBlocking, spec.JIQQueueing:
-		rep.Beta = spec.Allotment(c.Beta, len(c.Alpha))
+	case farm.JIQBlocking, farm.JIQQueueing:
+		rep.Beta = farm.Allotment(c.Beta, len(c.Alpha))
 		rep.Exchange = ptr(c.Exchange)
-		if c.Policy.Kind == spec.JIQBlocking {
+		if c.Policy.Kind == farm.JIQBlocking {
 			rep.Blocking = ptr(res.Blocking)
 		} else {
 			rep.FractionRandom = ptr(res.RandomFraction)
@@ -327,10 +327,10 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 		est("mean delay (time in system − size)", res.Delay)
 		est("P(server busy at arrival)", res.BusyAtArrival)
 	}
-	if c.Policy.Kind == spec.JIQBlocking {
+	if c.Policy.Kind == farm.JIQBlocking {
 		est("blocking", res.Blocking)
 	}
-	if c.Policy.Kind == spec.JIQQueueing {
+	if c.Policy.Kind == farm.JIQQueueing {
 		est("sent at random", res.RandomFraction)
 	}
 	if res.BoardMean != nil {

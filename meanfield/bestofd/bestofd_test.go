@@ -4,13 +4,13 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // h2 is the balanced-means H2 law of squared coefficient of variation c2.
-func h2(c2 float64) spec.Sizes { return spec.Sizes{Kind: spec.H2, SCV: c2} }
+func h2(c2 float64) farm.Sizes { return farm.Sizes{Kind: farm.H2, SCV: c2} }
 
 // Exponential sizes: the fixed point is P(Q ≥ i) = λ^{(d^i − 1)/(d − 1)}
 // (Mitzenmacher; Vvedenskaya et al.), to 1e-8.
@@ -50,7 +50,7 @@ func TestPSInsensitive(t *testing.T) {
 		t.Fatalf("exponential: %v", exp.Sojourn)
 	}
 	for _, scv := range []float64{4, 10, 30} {
-		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2(scv)}, nil)
+		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2(scv)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestPSInsensitive(t *testing.T) {
 func TestFCFSH2(t *testing.T) {
 	prev := 2.614
 	for _, c := range []struct{ scv, sim float64 }{{4, 4.2}, {10, 6.8}, {30, 15.2}} {
-		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.FCFS, Sizes: h2(c.scv)}, nil)
+		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.FCFS, Sizes: h2(c.scv)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestFCFSH2(t *testing.T) {
 // The ODE's long-time limit from the empty system agrees with FixedPoint
 // (an independent route to the same point).
 func TestSettle(t *testing.T) {
-	for _, m := range []*Model{{D: 2, Load: 0.9}, {D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2(10)}, {D: 3, Load: 0.8, Discipline: spec.FCFS, Sizes: h2(4)}} {
+	for _, m := range []*Model{{D: 2, Load: 0.9}, {D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2(10)}, {D: 3, Load: 0.8, Discipline: farm.FCFS, Sizes: h2(4)}} {
 		fp, err := FixedPoint(m, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +109,7 @@ func TestSettle(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	for _, m := range []*Model{{D: 0, Load: 0.5}, {D: 2, Load: 1}, {D: 2, Load: math.NaN()}, {D: 2, Load: 0.5, Sizes: spec.Sizes{Kind: spec.H2, SCV: 0.5}}, {D: 2, Load: 0.5, MaxQueue: 1}, {D: 2, Load: 0.5, Discipline: 7}} {
+	for _, m := range []*Model{{D: 0, Load: 0.5}, {D: 2, Load: 1}, {D: 2, Load: math.NaN()}, {D: 2, Load: 0.5, Sizes: farm.Sizes{Kind: farm.H2, SCV: 0.5}}, {D: 2, Load: 0.5, MaxQueue: 1}, {D: 2, Load: 0.5, Discipline: 7}} {
 		if _, err := FixedPoint(m, nil); err == nil {
 			t.Errorf("%+v accepted", *m)
 		}
@@ -120,7 +120,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("truncation at 4 at λ = 0.99: %v, %v", res.Status, err)
 	}
 	// Only exponential and H2 sizes.
-	if _, err := FixedPoint(&Model{D: 2, Load: 0.5, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 2.5}}, nil); err == nil {
+	if _, err := FixedPoint(&Model{D: 2, Load: 0.5, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.5}}, nil); err == nil {
 		t.Error("Pareto sizes accepted")
 	}
 }
@@ -179,7 +179,7 @@ func TestPeriodicUpdate(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	ps, err := Attractor(&PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}, &AttractorSettings{MaxIter: 500})
+	ps, err := Attractor(&PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, &AttractorSettings{MaxIter: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // PeriodicUpdate is the N → ∞ model of one dispatcher reading a board of
@@ -33,9 +33,9 @@ type PeriodicUpdate struct {
 	// Load is λ, 0 < λ < 1; Period the refresh period T > 0.
 	Load, Period float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 	// MaxQueue truncates the count (default 32 + 2·λ·T, doubled while
 	// more than 1e-5 of the arrivals are lost); MaxGiants the giants a PS
 	// server can hold (default MaxQueue, i.e. no separate limit, while the
@@ -153,7 +153,7 @@ func Attractor(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResult, error
 	const lostTol = 1e-5
 	for {
 		gi := J
-		if scv == 1 || m.Discipline == spec.FCFS {
+		if scv == 1 || m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		res, err := m.attractor(newServerChain(m.Discipline, scv, M, gi), maxIter)

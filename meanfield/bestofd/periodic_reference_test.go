@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // attractorReference is the previous implementation of Attractor, kept
@@ -44,7 +44,7 @@ func attractorReference(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResu
 	const lostTol = 1e-5
 	for {
 		gi := J
-		if scv == 1 || m.Discipline == spec.FCFS {
+		if scv == 1 || m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		res, err := m.attractorReference(newServerChain(m.Discipline, scv, M, gi), maxIter)
@@ -393,10 +393,10 @@ func TestPeriodicUpdateAgainstReference(t *testing.T) {
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, PeriodicUpdate{}},
 		{PeriodicUpdate{D: 3, Load: 0.95, Period: 50}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.FCFS, Sizes: h2(10)}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4), MaxGiants: 24}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4), MaxGiants: 24}},
-		{PeriodicUpdate{D: 0, Load: 0.8, Period: 4, Discipline: spec.PS, Sizes: h2(30), MaxGiants: 12}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.FCFS, Sizes: h2(10)}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4), MaxGiants: 24}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4), MaxGiants: 24}},
+		{PeriodicUpdate{D: 0, Load: 0.8, Period: 4, Discipline: farm.PS, Sizes: h2(30), MaxGiants: 12}, PeriodicUpdate{}},
 		{PeriodicUpdate{D: 0, Load: 0.9, Period: 5}, PeriodicUpdate{}}, // not settled within MaxIter
 	} {
 		ref := c.ref
@@ -452,9 +452,9 @@ func TestPeriodicUpdatePublished(t *testing.T) {
 		previous        float64
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, 20.95, 0.005, 20.9490643221},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)}, 11.90, 0.005, 11.9018148943},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}, 5.900, 0.0005, 5.89986510914},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)}, 43.89, 0.005, 43.8887786803},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(4)}, 11.90, 0.005, 11.9018148943},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, 5.900, 0.0005, 5.89986510914},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)}, 43.89, 0.005, 43.8887786803},
 	} {
 		res, err := Attractor(&c.m, nil)
 		if err != nil {
@@ -482,14 +482,14 @@ func TestPeriodMapAgainstReference(t *testing.T) {
 		M, J int
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20}, 80, 0},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.FCFS, Sizes: h2(10)}, 80, 0},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, 80, 10},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, 80, 80},
-		{PeriodicUpdate{D: 0, Load: 0.7, Period: 5, Discipline: spec.PS, Sizes: h2(30)}, 60, 4},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.FCFS, Sizes: h2(10)}, 80, 0},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, 80, 10},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, 80, 80},
+		{PeriodicUpdate{D: 0, Load: 0.7, Period: 5, Discipline: farm.PS, Sizes: h2(30)}, 60, 4},
 	} {
 		scv, _ := scvOf(c.m.Sizes)
 		gi := c.J
-		if scv == 1 || c.m.Discipline == spec.FCFS {
+		if scv == 1 || c.m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		ch := newServerChain(c.m.Discipline, scv, c.M, gi)

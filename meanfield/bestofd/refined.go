@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // RefinedResult is the refined mean-field approximation (Gast and Van
@@ -55,7 +55,7 @@ func Refined(m *Model, _ *RefinedSettings) (*RefinedResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	if m.Sizes.Kind != spec.Exponential {
+	if m.Sizes.Kind != farm.Exponential {
 		return nil, param.Errorf("Sizes", "%v: the refined correction is for exponential sizes", m.Sizes)
 	}
 	d, load := m.D, m.Load

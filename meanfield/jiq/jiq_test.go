@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // minOf returns the smallest entry.
@@ -227,7 +227,7 @@ func TestQueueingLimits(t *testing.T) {
 
 func TestEnhancements(t *testing.T) {
 	alphas := [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.1, 0.2, 0.3, 0.4}}
-	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+	for _, scen := range []farm.Scenario{Blocking, Queueing} {
 		for _, a := range alphas {
 			for _, lam := range []float64{0.3, 0.8, 0.95} {
 				delay := func(l *LimitResult) float64 {
@@ -326,7 +326,7 @@ func TestConservationAlongTrajectories(t *testing.T) {
 func TestDispatcherOrder(t *testing.T) {
 	// Results follow the user's order: a permuted α gives permuted tokens
 	// and the same blocking, wait and ν*.
-	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+	for _, scen := range []farm.Scenario{Blocking, Queueing} {
 		a := []float64{0.2, 0.5, 0.3}
 		p := []float64{0.5, 0.3, 0.2}
 		perm := []int{1, 2, 0} // p[i] = a[perm[i]]

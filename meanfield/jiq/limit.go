@@ -3,15 +3,15 @@ package jiq
 import (
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // LimitResult is the stationary limit (the fixed point of the fluid ODE)
 // of a model. Per-dispatcher slices are in the order of Model.Alpha.
 type LimitResult struct {
-	Scenario spec.Scenario
+	Scenario farm.Scenario
 	// Busy is the fraction of busy servers: x₀* (Blocking) or 1 − y₀* = λ
 	// (Queueing).
 	Busy float64

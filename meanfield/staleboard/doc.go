@@ -128,7 +128,7 @@
 // # Tipping
 //
 // A board has tipped into the herd when its mean exceeds
-// spec.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
+// farm.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
 // same definition (see its documentation for why these numbers).
 //
 // # Finite N

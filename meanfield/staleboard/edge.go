@@ -8,11 +8,11 @@ import (
 	"sort"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // EdgeSettings control Edge. Zero fields mean defaults.
@@ -79,7 +79,7 @@ type EdgeConfirmation struct {
 	AboveDecay float64
 	AboveOK    bool
 	// Below is 0.99·T*: iterating from the last balanced fixed point, the
-	// board tips (its mean exceeds spec.TipThreshold, the simulator's
+	// board tips (its mean exceeds farm.TipThreshold, the simulator's
 	// criterion too) after BelowIterations iterations, and the mean time in
 	// system there, 20 periods later, is BelowSojourn (the herd's).
 	Below           float64
@@ -397,7 +397,7 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 	// Below: iterate from the last balanced fixed point until the board
 	// tips into the herd, on a free support.
 	mb := newMap(k, load, c.Below)
-	thr := spec.TipThreshold(c.Below, load)
+	thr := farm.TipThreshold(c.Below, load)
 	q := x
 	for it := 1; it <= 5000; it++ {
 		r, err := mb.Apply(q)

@@ -5,11 +5,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // passByODE is the reference for one pass: the time change
@@ -226,7 +226,7 @@ func TestMapPublishedBoards(t *testing.T) {
 func TestMapConservesMass(t *testing.T) {
 	// Mass out + mass lost = mass in, to rounding, for starts of every
 	// kind and periods that cut passes anywhere.
-	starts := []spec.Start{{}, {Kind: spec.Balanced, Jobs: 7}, {Kind: spec.Half, Jobs: 40}, {Kind: spec.Spread, Jobs: 30}}
+	starts := []farm.Start{{}, {Kind: farm.Balanced, Jobs: 7}, {Kind: farm.Half, Jobs: 40}, {Kind: farm.Spread, Jobs: 30}}
 	for _, k := range []int{1, 3, 8} {
 		for _, T := range []float64{0.7, 13.3, 250} {
 			m, err := NewMap(&Model{K: k, Load: 0.85, Period: T})
@@ -287,10 +287,10 @@ func TestMapBadInput(t *testing.T) {
 			t.Errorf("board %v accepted", p)
 		}
 	}
-	if _, err := Board(spec.Start{Kind: spec.Hot, Jobs: 3200}); err == nil {
+	if _, err := Board(farm.Start{Kind: farm.Hot, Jobs: 3200}); err == nil {
 		t.Error("a hot server accepted at N = ∞")
 	}
-	if _, err := Board(spec.Start{Kind: spec.Half, Jobs: MaxStartJobs + 1}); err == nil {
+	if _, err := Board(farm.Start{Kind: farm.Half, Jobs: MaxStartJobs + 1}); err == nil {
 		t.Error("a start beyond MaxStartJobs accepted")
 	}
 	if _, err := Attractor(&Model{K: 3, Load: 0.9, Period: 10}, &AttractorSettings{Tol: -1}); err == nil {
@@ -319,7 +319,7 @@ func TestBistability(t *testing.T) {
 	}
 	for _, T := range periods {
 		m := &Model{K: 5, Load: 0.9, Period: T}
-		half, _ := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+		half, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 		// 300 periods: the herd at T = 400 keeps wandering (it is reported
 		// as not settled, its mean over the last 100 periods is the herd's).
 		att, err := Attractor(m, &AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
@@ -389,7 +389,7 @@ func TestSpreadStartTransient(t *testing.T) {
 		t.Skip("up to 3,000 herd periods of the map")
 	}
 	for _, T := range []float64{3000, 1100} {
-		start, _ := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * T)})
+		start, _ := Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * T)})
 		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: T}, &AttractorSettings{Start: start})
 		if err != nil {
 			t.Fatal(err)

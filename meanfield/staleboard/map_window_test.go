@@ -6,9 +6,9 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Tolerances of the window evolution against the reference path
@@ -39,7 +39,7 @@ type mapCase struct {
 	k     int
 	load  float64
 	T     float64
-	start spec.Start
+	start farm.Start
 	iters int // periods iterated from the start before comparing
 }
 
@@ -160,8 +160,8 @@ func TestLegendreRules(t *testing.T) {
 // herds) and boards (starts, and boards a few periods on).
 func TestWindowMatchesReference(t *testing.T) {
 	var cases []mapCase
-	starts := func(T float64) []spec.Start {
-		return []spec.Start{{}, {Kind: spec.Balanced, Jobs: 7}, {Kind: spec.Half, Jobs: max(1, int(0.1*T))}, {Kind: spec.Spread, Jobs: max(1, int(0.8*T))}}
+	starts := func(T float64) []farm.Start {
+		return []farm.Start{{}, {Kind: farm.Balanced, Jobs: 7}, {Kind: farm.Half, Jobs: max(1, int(0.1*T))}, {Kind: farm.Spread, Jobs: max(1, int(0.8*T))}}
 	}
 	for _, k := range []int{1, 2, 3, 5, 8} {
 		for _, load := range []float64{0.5, 0.9, 0.95} {
@@ -175,22 +175,22 @@ func TestWindowMatchesReference(t *testing.T) {
 	// Long periods: the balanced fixed point and the herds of the
 	// published rows.
 	cases = append(cases,
-		mapCase{5, 0.9, 400, spec.Start{}, 60},
-		mapCase{1, 0.9, 600, spec.Start{}, 30},
-		mapCase{5, 0.9, 20, spec.Start{}, 40},
-		mapCase{5, 0.9, 400, spec.Start{Kind: spec.Half, Jobs: 40}, 10},
-		mapCase{5, 0.9, 1100, spec.Start{Kind: spec.Half, Jobs: 110}, 20},
-		mapCase{5, 0.9, 1100, spec.Start{Kind: spec.Spread, Jobs: 880}, 20},
-		mapCase{3, 0.8, 700, spec.Start{Kind: spec.Spread, Jobs: 560}, 5},
-		mapCase{10, 0.95, 900, spec.Start{Kind: spec.Half, Jobs: 90}, 5},
-		mapCase{20, 0.9, 30, spec.Start{Kind: spec.Half, Jobs: 3}, 3},
-		mapCase{50, 0.8, 10, spec.Start{Kind: spec.Spread, Jobs: 8}, 2},
-		mapCase{5, 0.9, 0.01, spec.Start{}, 3},
-		mapCase{1, 0.99, 2000, spec.Start{Kind: spec.Half, Jobs: 200}, 3},
+		mapCase{5, 0.9, 400, farm.Start{}, 60},
+		mapCase{1, 0.9, 600, farm.Start{}, 30},
+		mapCase{5, 0.9, 20, farm.Start{}, 40},
+		mapCase{5, 0.9, 400, farm.Start{Kind: farm.Half, Jobs: 40}, 10},
+		mapCase{5, 0.9, 1100, farm.Start{Kind: farm.Half, Jobs: 110}, 20},
+		mapCase{5, 0.9, 1100, farm.Start{Kind: farm.Spread, Jobs: 880}, 20},
+		mapCase{3, 0.8, 700, farm.Start{Kind: farm.Spread, Jobs: 560}, 5},
+		mapCase{10, 0.95, 900, farm.Start{Kind: farm.Half, Jobs: 90}, 5},
+		mapCase{20, 0.9, 30, farm.Start{Kind: farm.Half, Jobs: 3}, 3},
+		mapCase{50, 0.8, 10, farm.Start{Kind: farm.Spread, Jobs: 8}, 2},
+		mapCase{5, 0.9, 0.01, farm.Start{}, 3},
+		mapCase{1, 0.99, 2000, farm.Start{Kind: farm.Half, Jobs: 200}, 3},
 	)
 	if !testing.Short() {
-		cases = append(cases, mapCase{5, 0.9, 3000, spec.Start{Kind: spec.Half, Jobs: 300}, 20},
-			mapCase{5, 0.9, 3000, spec.Start{Kind: spec.Spread, Jobs: 2400}, 20})
+		cases = append(cases, mapCase{5, 0.9, 3000, farm.Start{Kind: farm.Half, Jobs: 300}, 20},
+			mapCase{5, 0.9, 3000, farm.Start{Kind: farm.Spread, Jobs: 2400}, 20})
 	}
 	var worst [4]float64
 	var worstCase [4]mapCase
@@ -247,10 +247,10 @@ func TestWindowPassMatchesRecursion(t *testing.T) {
 // union bound stay below flushTol.
 func TestFlushLevelsBound(t *testing.T) {
 	for _, c := range []mapCase{
-		{5, 0.9, 400, spec.Start{}, 60},
-		{5, 0.9, 1100, spec.Start{Kind: spec.Spread, Jobs: 880}, 20},
-		{3, 0.5, 120, spec.Start{Kind: spec.Half, Jobs: 12}, 3},
-		{1, 0.95, 600, spec.Start{}, 30},
+		{5, 0.9, 400, farm.Start{}, 60},
+		{5, 0.9, 1100, farm.Start{Kind: farm.Spread, Jobs: 880}, 20},
+		{3, 0.5, 120, farm.Start{Kind: farm.Half, Jobs: 12}, 3},
+		{1, 0.95, 600, farm.Start{}, 30},
 	} {
 		m := newMap(c.k, c.load, c.T)
 		p := c.board(t, m)
@@ -365,8 +365,8 @@ func TestPMFs(t *testing.T) {
 // window evolution allocates nothing (Apply allocates its result).
 func TestWindowNoAllocation(t *testing.T) {
 	for _, c := range []mapCase{
-		{5, 0.9, 400, spec.Start{}, 60},
-		{5, 0.9, 1100, spec.Start{Kind: spec.Half, Jobs: 110}, 20},
+		{5, 0.9, 400, farm.Start{}, 60},
+		{5, 0.9, 1100, farm.Start{Kind: farm.Half, Jobs: 110}, 20},
 	} {
 		m := newMap(c.k, c.load, c.T)
 		p := c.board(t, m)
@@ -392,16 +392,16 @@ func TestWindowNoAllocation(t *testing.T) {
 func TestAttractorsMatchReference(t *testing.T) {
 	type attCase struct {
 		model Model
-		start spec.Start
+		start farm.Start
 		iter  int
 	}
 	cases := []attCase{
-		{Model{K: 5, Load: 0.9, Period: 20}, spec.Start{}, 0},
-		{Model{K: 5, Load: 0.9, Period: 400}, spec.Start{}, 300},
-		{Model{K: 1, Load: 0.9, Period: 1100}, spec.Start{Kind: spec.Half, Jobs: 110}, 300},
+		{Model{K: 5, Load: 0.9, Period: 20}, farm.Start{}, 0},
+		{Model{K: 5, Load: 0.9, Period: 400}, farm.Start{}, 300},
+		{Model{K: 1, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300},
 	}
 	if !testing.Short() {
-		cases = append(cases, attCase{Model{K: 5, Load: 0.9, Period: 1100}, spec.Start{Kind: spec.Half, Jobs: 110}, 300})
+		cases = append(cases, attCase{Model{K: 5, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300})
 	}
 	for _, c := range cases {
 		start, err := Board(c.start)
@@ -470,7 +470,7 @@ func TestPublishedNumbers(t *testing.T) {
 		}{3000, 1201.3})
 	}
 	for _, c := range herd {
-		start, _ := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * c.T)})
+		start, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * c.T)})
 		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: c.T}, &AttractorSettings{Start: start, Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Issue 16: inputs that crashed, exhausted memory, hung or printed a wrong
@@ -19,8 +19,8 @@ import (
 // stating the bound.
 func TestRefusedBeforeWork(t *testing.T) {
 	base := Config{Servers: 100, Load: 0.9}
-	pol := func(s string) spec.Policy {
-		p, err := spec.ParsePolicy(s)
+	pol := func(s string) farm.Policy {
+		p, err := farm.ParsePolicy(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,30 +39,30 @@ func TestRefusedBeforeWork(t *testing.T) {
 		{"correlation age 10⁻¹² (was: hang)", func(c *Config) { c.CorrelationAge = 1e-12 }, "CorrelationAge", "10 per arrival"},
 		{"token exchange 10³⁰⁸ (was: hang)", func(c *Config) { c.Policy, c.Exchange = pol("jiq-queueing"), 1e308 }, "Exchange", "1000 per arrival"},
 		{"token exchange 10⁶", func(c *Config) { c.Policy, c.Exchange = pol("jiq-blocking"), 1e6 }, "Exchange", "ν ≤ 900"},
-		{"best of 10⁹ with replacement", func(c *Config) { c.Policy = spec.Policy{Kind: spec.JSQd, D: 1e9, Replacement: true} }, "Policy", "1 to 1000"},
-		{"replacement without sampling", func(c *Config) { c.Policy = spec.Policy{Kind: spec.Random, Replacement: true} }, "Policy", "replacement"},
+		{"best of 10⁹ with replacement", func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 1e9, Replacement: true} }, "Policy", "1 to 1000"},
+		{"replacement without sampling", func(c *Config) { c.Policy = farm.Policy{Kind: farm.Random, Replacement: true} }, "Policy", "replacement"},
 		{"10¹⁵ jobs", func(c *Config) { c.Jobs = 1e15 }, "Jobs", "2⁴⁰"},
 		{"2·10¹¹ jobs, 8 replications", func(c *Config) { c.Jobs = 2e11 }, "Jobs", "1e+12"},
 		{"λ = 10⁻³⁰⁰", func(c *Config) { c.Load = 1e-300 }, "Load", "2⁴⁰"},
 		{"λ = 10³⁰⁸ under JIQ blocking (was: 0 ± 0)", func(c *Config) { c.Policy, c.Load = pol("jiq-blocking"), 1e308 }, "Load", "λ ≤ 1e+04"},
-		{"h2:10¹² (was: 0.527 ± 0.001)", func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.H2, SCV: 1e12} }, "Sizes", "1e+14 measured jobs"},
-		{"h2:10⁴ in 10⁵ jobs", func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.H2, SCV: 1e4} }, "Sizes", "cannot be resolved"},
-		{"h2:1000 in one replication of 10⁵ jobs", func(c *Config) { c.Sizes, c.Reps = spec.Sizes{Kind: spec.H2, SCV: 1000}, 1 }, "Sizes", "batch"},
+		{"h2:10¹² (was: 0.527 ± 0.001)", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e12} }, "Sizes", "1e+14 measured jobs"},
+		{"h2:10⁴ in 10⁵ jobs", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e4} }, "Sizes", "cannot be resolved"},
+		{"h2:1000 in one replication of 10⁵ jobs", func(c *Config) { c.Sizes, c.Reps = farm.Sizes{Kind: farm.H2, SCV: 1000}, 1 }, "Sizes", "batch"},
 		{"pareto:1.0001 under PS (was: 0.0069)", func(c *Config) {
-			c.Sizes, c.Discipline = spec.Sizes{Kind: spec.Pareto, Shape: 1.0001}, spec.PS
+			c.Sizes, c.Discipline = farm.Sizes{Kind: farm.Pareto, Shape: 1.0001}, farm.PS
 		}, "Sizes", "cannot be resolved"},
 		{"pareto:1.2 under PS in 10⁵ jobs", func(c *Config) {
-			c.Sizes, c.Discipline = spec.Sizes{Kind: spec.Pareto, Shape: 1.2}, spec.PS
+			c.Sizes, c.Discipline = farm.Sizes{Kind: farm.Pareto, Shape: 1.2}, farm.PS
 		}, "Sizes", "3.06e+06 measured jobs"},
-		{"pareto:2 under FCFS (was: a finite number)", func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.Pareto, Shape: 2} }, "Sizes", "infinite"},
+		{"pareto:2 under FCFS (was: a finite number)", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 2} }, "Sizes", "infinite"},
 		{"pareto:1.5 under FCFS, best of 2", func(c *Config) {
-			c.Sizes, c.Policy = spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, pol("jsqd:2")
+			c.Sizes, c.Policy = farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, pol("jsqd:2")
 		}, "Sizes", "infinite"},
 		{"pareto:1.05 under FCFS, least-work with 10 spare servers", func(c *Config) {
-			c.Sizes, c.Policy = spec.Sizes{Kind: spec.Pareto, Shape: 1.05}, pol("least-work")
+			c.Sizes, c.Policy = farm.Sizes{Kind: farm.Pareto, Shape: 1.05}, pol("least-work")
 		}, "Sizes", "1.1"},
-		{"hot:2⁶² on 4 servers (the int64 product wrapped)", func(c *Config) { c.Servers, c.Start = 4, spec.Start{Kind: spec.Hot, Jobs: 1 << 62} }, "Start", "too many jobs"},
-		{"two billion jobs at one server", func(c *Config) { c.Servers, c.Start = 1, spec.Start{Kind: spec.Hot, Jobs: 2e9} }, "Start", "GiB"},
+		{"hot:2⁶² on 4 servers (the int64 product wrapped)", func(c *Config) { c.Servers, c.Start = 4, farm.Start{Kind: farm.Hot, Jobs: 1 << 62} }, "Start", "too many jobs"},
+		{"two billion jobs at one server", func(c *Config) { c.Servers, c.Start = 1, farm.Start{Kind: farm.Hot, Jobs: 2e9} }, "Start", "GiB"},
 		{"tally with 10⁴ dispatchers on 10⁵ servers", func(c *Config) {
 			c.Servers, c.Policy, c.Dispatchers, c.Period, c.Jobs = 100_000, pol("tally"), 10_000, 10, 1000
 		}, "Dispatchers", "GiB"},
@@ -95,20 +95,20 @@ func TestRefusedBeforeWork(t *testing.T) {
 // shapes and SCVs the run resolves, however few jobs with light tails.
 func TestAcceptedNearBounds(t *testing.T) {
 	for _, c := range []Config{
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, Discipline: spec.PS},
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, Policy: spec.Policy{Kind: spec.JIQBlocking}},
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, Policy: spec.Policy{Kind: spec.LeastWork}}, // 1.5 > 1 + 1/10
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 2.01}},
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 1.3}, Discipline: spec.PS, Jobs: 100_000},
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.H2, SCV: 1000}},
-		{Servers: 100, Load: 0.9, Sizes: spec.Sizes{Kind: spec.H2, SCV: 9}, Jobs: 1, Reps: 2},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Discipline: farm.PS},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.JIQBlocking}},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.LeastWork}}, // 1.5 > 1 + 1/10
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.3}, Discipline: farm.PS, Jobs: 100_000},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1000}},
+		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}, Jobs: 1, Reps: 2},
 		{Servers: 100, Load: 0.9, Jobs: 1, Warmup: -1, Reps: 2},
-		{Servers: 10, Load: 2, Policy: spec.Policy{Kind: spec.JIQBlocking}, Jobs: 100, Reps: 2},
-		{Servers: 100, Load: 0.9, Policy: spec.Policy{Kind: spec.BoardJSQ}, Period: 2e-5}, // 556 refreshes per arrival
-		{Servers: 100, Load: 0.9, Policy: spec.Policy{Kind: spec.JIQQueueing}, Exchange: 900},
+		{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 100, Reps: 2},
+		{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.BoardJSQ}, Period: 2e-5}, // 556 refreshes per arrival
+		{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 900},
 		{Servers: 4, Load: 1e-9, Period: 0.5, Horizon: 1, Queues: []int32{0, 3, 7, 1}, Reps: 2}, // few timer events, no arrivals
 		{Servers: 10_000_000, Load: 0.9, Jobs: 1000, Reps: 2},
-		{Servers: 1000, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 1000}, Jobs: 1000, Reps: 2},
+		{Servers: 1000, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 1000}, Jobs: 1000, Reps: 2},
 	} {
 		if _, err := c.Normalized(); err != nil {
 			t.Errorf("%s: %v", c.Describe(), err)
@@ -168,11 +168,11 @@ func TestShortcutsExact(t *testing.T) {
 	// repeat) to above it, with tallies, a hot start that tips, and a
 	// Horizon run stopped at the tip.
 	for _, c := range []Config{
-		{Servers: 20, Load: 0.8, Dispatchers: 3, Policy: spec.Policy{Kind: spec.Tally}, Period: 0.002, Jobs: 3000, Reps: 2, Series: true},
-		{Servers: 20, Load: 0.8, Policy: spec.Policy{Kind: spec.BoardJSQd, D: 3}, Period: 0.3, Jobs: 3000, Reps: 2, Series: true,
-			Start: spec.Start{Kind: spec.Hot, Jobs: 50}},
-		{Servers: 30, Load: 0.9, Dispatchers: 5, Policy: spec.Policy{Kind: spec.Tally}, Period: 20, Horizon: 30, StopAtTip: true,
-			Reps: 3, Start: spec.Start{Kind: spec.Half, Jobs: 10}, Series: true},
+		{Servers: 20, Load: 0.8, Dispatchers: 3, Policy: farm.Policy{Kind: farm.Tally}, Period: 0.002, Jobs: 3000, Reps: 2, Series: true},
+		{Servers: 20, Load: 0.8, Policy: farm.Policy{Kind: farm.BoardJSQd, D: 3}, Period: 0.3, Jobs: 3000, Reps: 2, Series: true,
+			Start: farm.Start{Kind: farm.Hot, Jobs: 50}},
+		{Servers: 30, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 20, Horizon: 30, StopAtTip: true,
+			Reps: 3, Start: farm.Start{Kind: farm.Half, Jobs: 10}, Series: true},
 		{Servers: 20, Load: 0.5, Period: 0.001, Jobs: 2000, Reps: 2, Series: true, CorrelationAge: 1},
 	} {
 		a := mustRun(t, c)
@@ -185,8 +185,8 @@ func TestShortcutsExact(t *testing.T) {
 		same(c.Describe(), a, b)
 	}
 	for _, c := range []Config{
-		{Servers: 50, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 40}, Jobs: 2000, Reps: 2},
-		{Servers: 40, Load: 0.8, Dispatchers: 2, Policy: spec.Policy{Kind: spec.TallyJSQd, D: 17}, Period: 1, Jobs: 2000, Reps: 2},
+		{Servers: 50, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 40}, Jobs: 2000, Reps: 2},
+		{Servers: 40, Load: 0.8, Dispatchers: 2, Policy: farm.Policy{Kind: farm.TallyJSQd, D: 17}, Period: 1, Jobs: 2000, Reps: 2},
 	} {
 		a := mustRun(t, c)
 		old := dedupScan
@@ -204,7 +204,7 @@ func TestShortcutsExact(t *testing.T) {
 // instead of counting them as zeros, and an estimate of nothing is the
 // zero Estimate, never a NaN.
 func TestEmptySamplesLeftOut(t *testing.T) {
-	res := &Result{Config: Config{Level: 0.95, Discipline: spec.FCFS}}
+	res := &Result{Config: Config{Level: 0.95, Discipline: farm.FCFS}}
 	served := func(n, soj float64) Rep {
 		var r Rep
 		r.batch[0] = batchSums{arrivals: 10, served: n, blocked: 10 - n, sojourn: n * soj, slowdown: n * soj}
@@ -229,21 +229,21 @@ func TestEmptySamplesLeftOut(t *testing.T) {
 // shape ≤ 2, except JIQ blocking, and least-work (M/G/N) with a shape
 // above 1 + 1/(N − ⌊λN⌋).
 func TestSojournFinite(t *testing.T) {
-	p := func(a float64) spec.Sizes { return spec.Sizes{Kind: spec.Pareto, Shape: a} }
+	p := func(a float64) farm.Sizes { return farm.Sizes{Kind: farm.Pareto, Shape: a} }
 	for _, c := range []struct {
 		c    Config
 		want bool
 	}{
 		{Config{Servers: 10, Load: 0.5, Sizes: p(2)}, false},
 		{Config{Servers: 10, Load: 0.5, Sizes: p(2.0001)}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Discipline: spec.PS}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: spec.Policy{Kind: spec.JIQBlocking}}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: spec.Policy{Kind: spec.JIQQueueing}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: spec.Policy{Kind: spec.JSQ}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: spec.Policy{Kind: spec.LeastWork}}, true},  // 1 + 1/5
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.2), Policy: spec.Policy{Kind: spec.LeastWork}}, false}, // = 1 + 1/5
-		{Config{Servers: 10, Load: 0.95, Sizes: p(1.9), Policy: spec.Policy{Kind: spec.LeastWork}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: spec.Sizes{Kind: spec.H2, SCV: 1e6}}, true},
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Discipline: farm.PS}, true},
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQBlocking}}, true},
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQQueueing}}, false},
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JSQ}}, false},
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.LeastWork}}, true},  // 1 + 1/5
+		{Config{Servers: 10, Load: 0.5, Sizes: p(1.2), Policy: farm.Policy{Kind: farm.LeastWork}}, false}, // = 1 + 1/5
+		{Config{Servers: 10, Load: 0.95, Sizes: p(1.9), Policy: farm.Policy{Kind: farm.LeastWork}}, false},
+		{Config{Servers: 10, Load: 0.5, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1e6}}, true},
 		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Period: 1, Horizon: 10}, true},
 	} {
 		if got, why := c.c.SojournFinite(); got != c.want || got == (why != "") {
@@ -254,8 +254,8 @@ func TestSojournFinite(t *testing.T) {
 
 // No NaN or infinity in any estimate of a grid of extreme but valid runs.
 func TestNoNonFiniteResults(t *testing.T) {
-	p := func(s string) spec.Policy {
-		q, err := spec.ParsePolicy(s)
+	p := func(s string) farm.Policy {
+		q, err := farm.ParsePolicy(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,13 +265,13 @@ func TestNoNonFiniteResults(t *testing.T) {
 		{Servers: 1, Load: 0.999, Jobs: 2000, Reps: 2},
 		{Servers: 1, Load: 1e-6, Jobs: 100, Reps: 2},
 		{Servers: 5, Load: 0.5, Jobs: 10, Reps: 1},
-		{Servers: 20, Load: 0.9, Discipline: spec.PS, Sizes: spec.Sizes{Kind: spec.H2, SCV: 9}, Jobs: 1, Warmup: -1, Reps: 2},
-		{Servers: 20, Load: 0.9, Discipline: spec.PS, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, Jobs: 5000, Reps: 3},
-		{Servers: 20, Load: 0.9, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 2.01}, Jobs: 5000, Reps: 3, Policy: p("least-work")},
+		{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}, Jobs: 1, Warmup: -1, Reps: 2},
+		{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Jobs: 5000, Reps: 3},
+		{Servers: 20, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}, Jobs: 5000, Reps: 3, Policy: p("least-work")},
 		{Servers: 10, Load: 100, Policy: p("jiq-blocking"), Jobs: 1000, Reps: 4},
 		{Servers: 10, Load: 0.9, Policy: p("jiq-queueing"), Exchange: 900, Jobs: 1000, Reps: 2, Alpha: []float64{0.999, 0.001}},
 		{Servers: 10, Load: 0.9, Policy: p("board-jsq"), Period: 2e-4, Jobs: 1000, Reps: 2, CorrelationAge: 0.012},
-		{Servers: 10, Load: 0.9, Policy: p("tally"), Dispatchers: 10, Period: 1e6, Jobs: 1000, Reps: 2, Start: spec.Start{Kind: spec.Hot, Jobs: 1000}},
+		{Servers: 10, Load: 0.9, Policy: p("tally"), Dispatchers: 10, Period: 1e6, Jobs: 1000, Reps: 2, Start: farm.Start{Kind: farm.Hot, Jobs: 1000}},
 		{Servers: 10, Load: 0.9, Jobs: 1000, Reps: 3, Level: MaxLevel},
 		{Servers: 10, Load: 0.9, Jobs: 1000, Reps: 2, Level: 1e-9},
 	} {

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Bounds on a run, checked by Run (and Config.Normalized) before anything
@@ -92,11 +92,11 @@ const (
 // and of order n^(−(a−1)/a) too when a ≤ 2, where the variance is
 // infinite. Config.Validate refuses runs whose samples would miss the
 // mean size by more than max(MaxSizeError, 3/√n).
-func SizeError(z spec.Sizes, n float64) float64 {
+func SizeError(z farm.Sizes, n float64) float64 {
 	if !(n >= 1) {
 		n = 1
 	}
-	if z.Kind != spec.Pareto {
+	if z.Kind != farm.Pareto {
 		return math.Sqrt(z.SquaredCV() / n)
 	}
 	a := z.Shape
@@ -137,7 +137,7 @@ func (c *Config) checkSizes() error {
 	if finite, why := c.SojournFinite(); !finite {
 		return param.Errorf("Sizes", "%s", why)
 	}
-	if z.Kind == spec.H2 || z.Kind == spec.Pareto {
+	if z.Kind == farm.H2 || z.Kind == farm.Pareto {
 		n := c.sizeSample()
 		e, allowed := SizeError(z, n), math.Max(MaxSizeError, 3/math.Sqrt(n))
 		if e > allowed {
@@ -146,7 +146,7 @@ func (c *Config) checkSizes() error {
 				what = "a batch's (one replication: 10 batch means)"
 			}
 			need := "a smaller SCV"
-			if z.Kind == spec.Pareto {
+			if z.Kind == farm.Pareto {
 				need = "a larger shape"
 			}
 			if m := jobsToResolve(z); m > 0 {
@@ -165,7 +165,7 @@ func (c *Config) checkSizes() error {
 
 // jobsToResolve is the least n with SizeError(z, n) ≤ MaxSizeError, or 0
 // if it is beyond any run (10¹⁵).
-func jobsToResolve(z spec.Sizes) float64 {
+func jobsToResolve(z farm.Sizes) float64 {
 	lo, hi := 1.0, 1e15
 	if SizeError(z, hi) > MaxSizeError {
 		return 0
@@ -204,10 +204,10 @@ func jobsToResolve(z spec.Sizes) float64 {
 // within the horizon, are not refused.
 func (c Config) SojournFinite() (finite bool, why string) {
 	z := c.Sizes
-	if c.Discipline != spec.FCFS || z.Kind != spec.Pareto || z.Shape > 2 || c.Horizon > 0 || c.Policy.Kind == spec.JIQBlocking {
+	if c.Discipline != farm.FCFS || z.Kind != farm.Pareto || z.Shape > 2 || c.Horizon > 0 || c.Policy.Kind == farm.JIQBlocking {
 		return true, ""
 	}
-	if c.Policy.Kind == spec.LeastWork && c.Load < 1 {
+	if c.Policy.Kind == farm.LeastWork && c.Load < 1 {
 		n := float64(c.Servers)
 		spare := n - math.Floor(c.Load*n)
 		bound := 1 + 1/spare
@@ -250,13 +250,13 @@ func (c *Config) startJobs() (total, most float64) {
 	}
 	n, j := float64(c.Servers), float64(c.Start.MaxJobs())
 	switch c.Start.Kind {
-	case spec.Balanced:
+	case farm.Balanced:
 		total = n * j
-	case spec.Half:
+	case farm.Half:
 		total = math.Floor(n/2) * j
-	case spec.Spread:
+	case farm.Spread:
 		total = (n+1)*j/2 + n
-	case spec.Hot:
+	case farm.Hot:
 		total = j
 	}
 	return total, j
@@ -307,7 +307,7 @@ func (c *Config) cost() cost {
 	} else {
 		jobs := float64(c.Jobs) + float64(c.Warmup)
 		served := rate // jobs leave as fast as they arrive, or at most N per unit time
-		if c.Load >= 1 && c.Policy.Kind != spec.JIQBlocking {
+		if c.Load >= 1 && c.Policy.Kind != farm.JIQBlocking {
 			served = n
 		}
 		// The measured jobs arrive; the last of them may wait behind the
@@ -361,7 +361,7 @@ func (c *Config) cost() cost {
 	if p.Sampled() {
 		w.add("Policy", r.arrivals*(expectedDraws(p, c.Servers)+float64(p.D)))
 	}
-	if p.Kind == spec.LeastWork {
+	if p.Kind == farm.LeastWork {
 		w.add("Policy", r.arrivals*n)
 	}
 	// A refresh reads the N queue lengths only if a job arrived or left
@@ -372,7 +372,7 @@ func (c *Config) cost() cost {
 	reads := 1.0
 	if p.UsesBoard() {
 		reads = 2
-		if p.Kind == spec.Tally || p.Kind == spec.TallyJSQd {
+		if p.Kind == farm.Tally || p.Kind == farm.TallyJSQd {
 			reads += k
 		}
 	}
@@ -388,9 +388,9 @@ func (c *Config) cost() cost {
 		perServer += 4
 	}
 	switch p.Kind {
-	case spec.JSQ, spec.BoardJSQ, spec.SharedTally, spec.Partitioned:
+	case farm.JSQ, farm.BoardJSQ, farm.SharedTally, farm.Partitioned:
 		perServer += 12 // one sorted level structure over the servers
-	case spec.LeastWork:
+	case farm.LeastWork:
 		perServer += 8
 	}
 	if p.Sampled() && !p.Replacement && p.D > dedupScan {
@@ -411,17 +411,17 @@ func (c *Config) cost() cost {
 		perDispatcher = "Servers"
 	}
 	switch p.Kind {
-	case spec.Tally:
+	case farm.Tally:
 		b.add(perDispatcher, k*n*12)
-	case spec.TallyJSQd:
+	case farm.TallyJSQd:
 		b.add(perDispatcher, k*n*4)
 	}
 	b.add("Dispatchers", k*64) // shares, round-robin cursors, token pools
-	if p.Kind == spec.Tally || p.Kind == spec.Partitioned || p.Kind == spec.TallyJSQd {
+	if p.Kind == farm.Tally || p.Kind == farm.Partitioned || p.Kind == farm.TallyJSQd {
 		b.add("Dispatchers", k*400) // a sorted level structure or tally per dispatcher
 	}
 	b.add("Start", 2*r.startJobs*jobBytes)
-	if c.Load >= 1 && p.Kind != spec.JIQBlocking {
+	if c.Load >= 1 && p.Kind != farm.JIQBlocking {
 		// An overloaded run keeps the jobs that have not left: up to a
 		// fraction 1 − 1/λ of the arrivals.
 		b.add("Load", 2*r.arrivals*(1-1/c.Load)*jobBytes)
@@ -441,15 +441,15 @@ func (c *Config) cost() cost {
 
 // sizeMax is about the largest of n sizes drawn from z: its 1 − 1/n
 // quantile, plus one mean of the tail beyond (exp: ln n + 1).
-func sizeMax(z spec.Sizes, n float64) float64 {
+func sizeMax(z farm.Sizes, n float64) float64 {
 	l := math.Log(max(n, 1))
 	switch z.Kind {
-	case spec.Deterministic:
+	case farm.Deterministic:
 		return 1
-	case spec.H2:
-		p, giant, small := spec.H2Params(z.SCV)
+	case farm.H2:
+		p, giant, small := farm.H2Params(z.SCV)
 		return max(giant*(math.Log(max(n*p, 1))+1), small*(l+1))
-	case spec.Pareto:
+	case farm.Pareto:
 		return math.Exp(l / z.Shape) // x_m·n^(1/a) times a/(a−1), the mean of the tail beyond, over x_m = (a−1)/a
 	}
 	return l + 1
@@ -459,7 +459,7 @@ func sizeMax(z spec.Sizes, n float64) float64 {
 // makes per job among n servers: D with replacement; without, the
 // rejection sampling of D distinct servers takes n/(n−j) draws for the
 // (j+1)-th.
-func expectedDraws(p spec.Policy, n int) float64 {
+func expectedDraws(p farm.Policy, n int) float64 {
 	if p.Replacement {
 		return float64(p.D)
 	}

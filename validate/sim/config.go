@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Config is one simulation: a pure function of its fields (Seed included).
@@ -29,20 +29,20 @@ type Config struct {
 	// positive, summing to 1.
 	Alpha []float64
 	// Discipline of every server (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes of the jobs, mean 1 (default exponential). Heavy tails must be
 	// resolvable by the run (see MaxSizeError) and, under FCFS, leave the
 	// mean time in system finite (see SojournFinite).
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 	// Policy of every dispatcher (default random). A sampling policy's D
-	// is 1 to spec.MaxSampled (at most Servers without replacement);
+	// is 1 to farm.MaxSampled (at most Servers without replacement);
 	// Replacement applies only to the sampling policies.
-	Policy spec.Policy
+	Policy farm.Policy
 	// Period T > 0 of the board refresh: required by the board policies;
 	// for the others it only sets when the board (queue lengths) is
 	// recorded. Zero: no board.
 	Period float64
-	// Beta are the JIQ token shares (default spec.Allotment: 1/k each,
+	// Beta are the JIQ token shares (default farm.Allotment: 1/k each,
 	// basic JIQ); an idle server's token goes to dispatcher r with
 	// probability Beta[r].
 	Beta []float64
@@ -51,7 +51,7 @@ type Config struct {
 	Exchange float64
 	// Start is the initial state (default empty). Its jobs arrive at time
 	// 0 and are never measured.
-	Start spec.Start
+	Start farm.Start
 	// Queues, if not nil, is an explicit initial state instead of Start:
 	// server i holds Queues[i] jobs (len(Queues) = Servers).
 	Queues []int32
@@ -61,7 +61,7 @@ type Config struct {
 	// (after Warmup jobs), and Period must be positive.
 	Horizon int
 	// StopAtTip ends a replication at its first refresh after the start
-	// whose board mean exceeds spec.TipThreshold (the herd is absorbing:
+	// whose board mean exceeds farm.TipThreshold (the herd is absorbing:
 	// nothing after the tip is needed to say that it tipped).
 	StopAtTip bool
 	// RecordFinal keeps each replication's queue lengths at its end
@@ -150,7 +150,7 @@ func (c Config) normalized() (Config, error) {
 	if !param.Finite(c.Load) || c.Load <= 0 {
 		return c, param.Errorf("Load", "λ = %v, want a finite load > 0", c.Load)
 	}
-	if c.Load >= 1 && c.Policy.Kind != spec.JIQBlocking && !c.AllowOverload {
+	if c.Load >= 1 && c.Policy.Kind != farm.JIQBlocking && !c.AllowOverload {
 		return c, param.Errorf("Load", "λ = %v ≥ 1: the queues are unstable under %v (only JIQ blocking allows λ ≥ 1)", c.Load, c.Policy)
 	}
 	if err := c.normalizeDispatchers(); err != nil {
@@ -207,7 +207,7 @@ func (c Config) normalized() (Config, error) {
 		return c, err
 	}
 	if c.Policy.JIQ() {
-		c.Beta = spec.Allotment(c.Beta, c.Dispatchers)
+		c.Beta = farm.Allotment(c.Beta, c.Dispatchers)
 	}
 	return c, nil
 }
@@ -236,7 +236,7 @@ func (c *Config) normalizeDispatchers() error {
 	if c.Dispatchers < 1 {
 		return param.Errorf("Dispatchers", "k = %d, want at least 1", c.Dispatchers)
 	}
-	if c.Policy.Kind == spec.Partitioned && c.Dispatchers > c.Servers {
+	if c.Policy.Kind == farm.Partitioned && c.Dispatchers > c.Servers {
 		return param.Errorf("Dispatchers", "k = %d partitioned dispatchers need at least k servers, N = %d", c.Dispatchers, c.Servers)
 	}
 	return nil
@@ -249,8 +249,8 @@ func (c *Config) checkPolicy() error {
 		return param.Errorf("Policy", "unknown policy %d", int(p.Kind))
 	}
 	if p.Sampled() {
-		if p.D < 1 || p.D > spec.MaxSampled {
-			return param.Errorf("Policy", "%v samples D = %d servers, want 1 to %d", p.Kind, p.D, spec.MaxSampled)
+		if p.D < 1 || p.D > farm.MaxSampled {
+			return param.Errorf("Policy", "%v samples D = %d servers, want 1 to %d", p.Kind, p.D, farm.MaxSampled)
 		}
 		if !p.Replacement && p.D > c.Servers {
 			return param.Errorf("Policy", "best of %d without replacement needs at least %d servers, N = %d", p.D, p.D, c.Servers)

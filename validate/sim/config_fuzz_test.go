@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // fuzzQueues decodes queue lengths (int32, little-endian) from fuzz bytes.
@@ -33,16 +33,16 @@ func FuzzConfig(f *testing.F) {
 	// workers, correlationAge, series, times, tmode
 	f.Add(100, 0.9, false, 0, []byte{}, uint8(3), 0, 0, 0.0, 0.0, 0, 0, false, 0.0, []byte{}, uint8(3), 0.0,
 		0, 0, []byte{}, uint8(0), 0, false, false, 0, 0, 0, 0.0, 0.0, 0, 0, 0.0, false, []byte{}, uint8(3))
-	f.Add(800, 0.9, false, 5, []byte{1, 1, 1, 1, 1}, uint8(1), 1, 2, 30.0, 0.0, int(spec.Tally), 0, false, 300.0, []byte{}, uint8(3), 0.0,
-		int(spec.Half), 110, []byte{}, uint8(0), 100, true, true, 0, -1, 4, 0.9, 0.0, 0, 2, 5.0, true, []byte{1, 2, 3}, uint8(2))
-	f.Add(50, 1.5, false, 2, []byte{7, 3}, uint8(1), 0, 1, 0.0, 0.0, int(spec.JIQBlocking), 0, false, 0.0, []byte{1, 0}, uint8(1), 0.5,
+	f.Add(800, 0.9, false, 5, []byte{1, 1, 1, 1, 1}, uint8(1), 1, 2, 30.0, 0.0, int(farm.Tally), 0, false, 300.0, []byte{}, uint8(3), 0.0,
+		int(farm.Half), 110, []byte{}, uint8(0), 100, true, true, 0, -1, 4, 0.9, 0.0, 0, 2, 5.0, true, []byte{1, 2, 3}, uint8(2))
+	f.Add(50, 1.5, false, 2, []byte{7, 3}, uint8(1), 0, 1, 0.0, 0.0, int(farm.JIQBlocking), 0, false, 0.0, []byte{1, 0}, uint8(1), 0.5,
 		0, 0, []byte{}, uint8(0), 0, false, false, 1000, 0, 2, 0.99, 0.05, 100, 0, 0.0, false, []byte{}, uint8(3))
-	f.Add(4, 0.5, true, 0, []byte{}, uint8(3), 0, 3, 0.0, 2.5, int(spec.JSQd), 2, true, 0.0, []byte{}, uint8(3), 0.0,
+	f.Add(4, 0.5, true, 0, []byte{}, uint8(3), 0, 3, 0.0, 2.5, int(farm.JSQd), 2, true, 0.0, []byte{}, uint8(3), 0.0,
 		0, 0, []byte{1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f}, uint8(1), 0, false, false, 10, 0, 1, 0.0, 0.0, 0, 0, 0.0, false, []byte{}, uint8(3))
-	f.Add(1<<28, 0.9, false, 0, []byte{}, uint8(3), 0, 0, 0.0, 0.0, int(spec.BoardJSQ), 0, false, 1e308, []byte{}, uint8(3), 0.0,
-		int(spec.Hot), 1<<62, []byte{}, uint8(0), MaxHorizon, false, false, 0, 0, MaxReps, 0.0, 0.0, 0, 0, 0.0, true, []byte{}, uint8(3))
+	f.Add(1<<28, 0.9, false, 0, []byte{}, uint8(3), 0, 0, 0.0, 0.0, int(farm.BoardJSQ), 0, false, 1e308, []byte{}, uint8(3), 0.0,
+		int(farm.Hot), 1<<62, []byte{}, uint8(0), MaxHorizon, false, false, 0, 0, MaxReps, 0.0, 0.0, 0, 0, 0.0, true, []byte{}, uint8(3))
 	f.Add(4, 0.9, false, 0, []byte{}, uint8(3), 0, 0, 0.0, 0.0, 0, 0, false, 0.0, []byte{}, uint8(3), 0.0,
-		int(spec.Hot), 1<<62, []byte{}, uint8(0), 0, false, false, 0, 0, 0, 0.0, 0.0, 0, 0, 0.0, false, []byte{}, uint8(3))
+		int(farm.Hot), 1<<62, []byte{}, uint8(0), 0, false, false, 0, 0, 0, 0.0, 0.0, 0, 0, 0.0, false, []byte{}, uint8(3))
 	f.Add(0, math.NaN(), false, -1, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf8, 0x7f}, uint8(0), 9, 9, math.Inf(1), math.NaN(),
 		99, -1, false, math.Inf(-1), []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x7f}, uint8(0), math.NaN(),
 		-1, -1, []byte{0xff, 0xff, 0xff, 0xff}, uint8(2), -1, true, true, -1, -2, -1, 1.0, -1.0, -1, -1, math.NaN(), true, []byte{0, 0, 0, 0, 0, 0, 0xf0, 0xff}, uint8(0))
@@ -54,9 +54,9 @@ func FuzzConfig(f *testing.F) {
 		jobs, warmup, reps int, level, relPrecision float64, maxReps, workers int, corrAge float64, series bool,
 		times []byte, tmode uint8) {
 		c := Config{Servers: servers, Load: load, AllowOverload: overload, Dispatchers: dispatchers, Alpha: fuzzing.Floats(alpha, amode),
-			Discipline: spec.Discipline(discipline), Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape},
-			Policy: spec.Policy{Kind: spec.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
-			Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: spec.Start{Kind: spec.StartKind(start), Jobs: startJobs},
+			Discipline: farm.Discipline(discipline), Sizes: farm.Sizes{Kind: farm.SizeKind(sizes), SCV: scv, Shape: shape},
+			Policy: farm.Policy{Kind: farm.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
+			Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: farm.Start{Kind: farm.StartKind(start), Jobs: startJobs},
 			Horizon: horizon, StopAtTip: stopAtTip, RecordFinal: recordFinal, Jobs: jobs, Warmup: warmup, Reps: reps,
 			Level: level, RelPrecision: relPrecision, MaxReps: maxReps, Workers: workers, CorrelationAge: corrAge, Series: series}
 		switch qmode % 3 {
@@ -98,10 +98,10 @@ func FuzzConfig(f *testing.F) {
 func checkNormalized(t *testing.T, c, n Config) {
 	t.Helper()
 	bad := func(what string) { t.Fatalf("%+v normalized to %+v: %s", c, n, what) }
-	if n.Servers < 1 || !param.Finite(n.Load) || n.Load <= 0 || n.Load >= 1 && !n.AllowOverload && n.Policy.Kind != spec.JIQBlocking {
+	if n.Servers < 1 || !param.Finite(n.Load) || n.Load <= 0 || n.Load >= 1 && !n.AllowOverload && n.Policy.Kind != farm.JIQBlocking {
 		bad("servers or load")
 	}
-	if n.Dispatchers < 1 || len(n.Alpha) > 0 && len(n.Alpha) != n.Dispatchers || n.Policy.Kind == spec.Partitioned && n.Dispatchers > n.Servers {
+	if n.Dispatchers < 1 || len(n.Alpha) > 0 && len(n.Alpha) != n.Dispatchers || n.Policy.Kind == farm.Partitioned && n.Dispatchers > n.Servers {
 		bad("dispatchers")
 	}
 	if !n.Discipline.Valid() || n.Sizes.Validate() != nil || !n.Policy.Kind.Valid() || n.Start.Validate() != nil {

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Every invalid configuration is a *param.Error naming the Config field
@@ -21,24 +21,24 @@ func TestBadConfig(t *testing.T) {
 		{func(c *Config) { c.Load = 0 }, "Load"},
 		{func(c *Config) { c.Load = math.NaN() }, "Load"},
 		{func(c *Config) { c.Load = 1 }, "Load"},
-		{func(c *Config) { c.Load = 1.5; c.Policy = spec.Policy{Kind: spec.JSQ} }, "Load"},
-		{func(c *Config) { c.Dispatchers = 20; c.Policy = spec.Policy{Kind: spec.Partitioned}; c.Period = 5 }, "Dispatchers"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.Tally} }, "Period"},
+		{func(c *Config) { c.Load = 1.5; c.Policy = farm.Policy{Kind: farm.JSQ} }, "Load"},
+		{func(c *Config) { c.Dispatchers = 20; c.Policy = farm.Policy{Kind: farm.Partitioned}; c.Period = 5 }, "Dispatchers"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.Tally} }, "Period"},
 		{func(c *Config) { c.Period = -1 }, "Period"},
 		{func(c *Config) { c.Alpha = []float64{0.5, 0.6} }, "Alpha"},
 		{func(c *Config) { c.Alpha = []float64{1, 0} }, "Alpha"},
 		{func(c *Config) { c.Beta = []float64{1} }, "Beta"},
 		{func(c *Config) {
-			c.Policy = spec.Policy{Kind: spec.JIQBlocking}
+			c.Policy = farm.Policy{Kind: farm.JIQBlocking}
 			c.Alpha = []float64{0.5, 0.5}
 			c.Beta = []float64{1}
 		}, "Beta"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JIQQueueing}; c.Exchange = -1 }, "Exchange"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Exchange = -1 }, "Exchange"},
 		{func(c *Config) { c.Exchange = 1 }, "Exchange"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JSQd, D: 11} }, "Policy"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JSQd} }, "Policy"},
-		{func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.H2, SCV: 1} }, "Sizes"},
-		{func(c *Config) { c.Sizes = spec.Sizes{Kind: spec.Pareto, Shape: 1} }, "Sizes"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 11} }, "Policy"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd} }, "Policy"},
+		{func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1} }, "Sizes"},
+		{func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 1} }, "Sizes"},
 		{func(c *Config) { c.Jobs = -5 }, "Jobs"},
 		{func(c *Config) { c.Reps = -1 }, "Reps"},
 		{func(c *Config) { c.Warmup = -2 }, "Warmup"},
@@ -46,11 +46,11 @@ func TestBadConfig(t *testing.T) {
 		{func(c *Config) { c.Dispatchers = -1 }, "Dispatchers"},
 		{func(c *Config) { c.Alpha = []float64{0.5, 0.5}; c.Dispatchers = 3 }, "Alpha"},
 		{func(c *Config) { c.Discipline = 7 }, "Discipline"},
-		{func(c *Config) { c.Sizes = spec.Sizes{Kind: 9} }, "Sizes"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: 99} }, "Policy"},
-		{func(c *Config) { c.Policy = spec.Policy{Kind: spec.JIQQueueing}; c.Beta = []float64{0.5, 0.6} }, "Beta"},
-		{func(c *Config) { c.Start = spec.Start{Kind: spec.Half, Jobs: -1} }, "Start"},
-		{func(c *Config) { c.Start = spec.Start{Kind: spec.Balanced, Jobs: 1 << 30} }, "Start"},
+		{func(c *Config) { c.Sizes = farm.Sizes{Kind: 9} }, "Sizes"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: 99} }, "Policy"},
+		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Beta = []float64{0.5, 0.6} }, "Beta"},
+		{func(c *Config) { c.Start = farm.Start{Kind: farm.Half, Jobs: -1} }, "Start"},
+		{func(c *Config) { c.Start = farm.Start{Kind: farm.Balanced, Jobs: 1 << 30} }, "Start"},
 		{func(c *Config) { c.Reps = 1; c.Jobs = 9 }, "Jobs"},
 		{func(c *Config) { c.Workers = -1 }, "Workers"},
 		{func(c *Config) { c.SampleTimes = []float64{2, 1} }, "SampleTimes"},
@@ -60,13 +60,13 @@ func TestBadConfig(t *testing.T) {
 		{func(c *Config) { c.Reps = MaxReps + 1 }, "Reps"},
 		{func(c *Config) { c.Reps = 1000; c.Jobs = 1e9 }, "Jobs"},
 		{func(c *Config) {
-			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 1e-6 // 2·10⁵ refreshes per arrival
 			c.Jobs = 1e7
 		}, "Period"},
 		{func(c *Config) {
-			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 0.01 // two refreshes per arrival, each reading N servers and 5 tallies
 			c.Servers = 1000
@@ -74,7 +74,7 @@ func TestBadConfig(t *testing.T) {
 			c.Reps = 100
 		}, "Period"},
 		{func(c *Config) {
-			c.Policy = spec.Policy{Kind: spec.Tally}
+			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 1e-3
 			c.Horizon = MaxHorizon
@@ -119,22 +119,22 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 	// Blocking JIQ may be overloaded.
-	if _, err := Run(Config{Servers: 10, Load: 2, Policy: spec.Policy{Kind: spec.JIQBlocking}, Jobs: 100, Reps: 2}); err != nil {
+	if _, err := Run(Config{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 100, Reps: 2}); err != nil {
 		t.Errorf("JIQ blocking at λ = 2: %v", err)
 	}
 	for _, s := range []string{"exp:1", "h2", "h2:x", "gamma:2"} {
-		if _, err := spec.ParseSizes(s); err == nil {
+		if _, err := farm.ParseSizes(s); err == nil {
 			t.Errorf("sizes %q accepted", s)
 		}
 	}
 	for _, s := range []string{"jsqd", "jsqd:0", "random:2", "best"} {
-		if _, err := spec.ParsePolicy(s); err == nil {
+		if _, err := farm.ParsePolicy(s); err == nil {
 			t.Errorf("policy %q accepted", s)
 		}
 	}
 	for _, s := range []string{"half", "half:-1", "empty:3", "hot:x", "cold:1"} {
 		var pe *param.Error
-		if _, err := spec.ParseStart(s); !errors.As(err, &pe) || pe.Param != "Start" {
+		if _, err := farm.ParseStart(s); !errors.As(err, &pe) || pe.Param != "Start" {
 			t.Errorf("start %q: %v, want an error naming Start", s, err)
 		}
 	}

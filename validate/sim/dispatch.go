@@ -3,7 +3,7 @@ package sim
 import (
 	"math"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // dispatchers is the state of the k dispatchers and their policy, which
@@ -11,7 +11,7 @@ import (
 // allocated.
 type dispatchers struct {
 	rng         *rng
-	policy      spec.PolicyKind
+	policy      farm.PolicyKind
 	replacement bool // sampled policies: with replacement
 	// liveBestOfTwo is policy JSQd with D = 2, which the engine routes
 	// itself (the same draws as route).
@@ -52,7 +52,7 @@ func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dis
 	if c.Policy.UsesBoard() {
 		d.board = make([]int32, n)
 	}
-	d.liveBestOfTwo = c.Policy.Kind == spec.JSQd && c.Policy.D == 2
+	d.liveBestOfTwo = c.Policy.Kind == farm.JSQd && c.Policy.D == 2
 	if c.Policy.Sampled() {
 		d.sample = make([]int, c.Policy.D)
 		if !c.Policy.Replacement && c.Policy.D > dedupScan {
@@ -60,30 +60,30 @@ func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dis
 		}
 	}
 	switch c.Policy.Kind {
-	case spec.RoundRobin:
+	case farm.RoundRobin:
 		d.nextRR = make([]int, k)
 		for r := range d.nextRR {
 			d.nextRR[r] = r * n / k
 		}
-	case spec.JSQ:
+	case farm.JSQ:
 		d.live = newLevels(0, n)
 		d.live.build(queueLen) // all empty; the start's jobs raise it
-	case spec.LeastWork:
+	case farm.LeastWork:
 		d.workUntil = make([]float64, n)
-	case spec.Tally:
+	case farm.Tally:
 		d.boardLevels = make([]*levels, k)
 		for r := range d.boardLevels {
 			d.boardLevels[r] = newLevels(0, n)
 		}
-	case spec.SharedTally, spec.BoardJSQ:
+	case farm.SharedTally, farm.BoardJSQ:
 		d.boardLevels = []*levels{newLevels(0, n)}
-	case spec.Partitioned:
+	case farm.Partitioned:
 		d.boardLevels = make([]*levels, k)
 		for r := range d.boardLevels {
 			lo, hi := r*n/k, (r+1)*n/k
 			d.boardLevels[r] = newLevels(lo, hi-lo)
 		}
-	case spec.TallyJSQd:
+	case farm.TallyJSQd:
 		d.tally = make([][]int32, k)
 		for r := range d.tally {
 			d.tally[r] = make([]int32, n)
@@ -135,41 +135,41 @@ func (d *dispatchers) refresh() {
 func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 	rng := d.rng
 	switch d.policy {
-	case spec.Random:
+	case farm.Random:
 		return rng.intn(d.n), false
-	case spec.RoundRobin:
+	case farm.RoundRobin:
 		i = d.nextRR[r]
 		d.nextRR[r] = i + 1
 		if d.nextRR[r] == d.n {
 			d.nextRR[r] = 0
 		}
 		return i, false
-	case spec.JSQ:
+	case farm.JSQ:
 		return d.live.pickMin(rng), false
-	case spec.JSQd: // D = 2 is routed by the engine itself (liveBestOfTwo)
+	case farm.JSQd: // D = 2 is routed by the engine itself (liveBestOfTwo)
 		d.draw()
 		return d.best(func(i int) int32 { return d.queueLen[i] }), false
-	case spec.LeastWork:
+	case farm.LeastWork:
 		return d.leastWork(now), false
-	case spec.BoardJSQ:
+	case farm.BoardJSQ:
 		return d.boardLevels[0].pickMin(rng), false
-	case spec.BoardJSQd:
+	case farm.BoardJSQd:
 		if len(d.sample) == 2 {
 			a, b := d.pair()
 			return d.better(a, b, d.board[a], d.board[b]), false
 		}
 		d.draw()
 		return d.best(func(i int) int32 { return d.board[i] }), false
-	case spec.Tally, spec.Partitioned:
+	case farm.Tally, farm.Partitioned:
 		l := d.boardLevels[r]
 		i = l.pickMin(rng)
 		l.inc(i)
 		return i, false
-	case spec.SharedTally:
+	case farm.SharedTally:
 		i = d.boardLevels[0].pickMin(rng)
 		d.boardLevels[0].inc(i)
 		return i, false
-	case spec.TallyJSQd:
+	case farm.TallyJSQd:
 		t := d.tally[r]
 		if len(d.sample) == 2 {
 			a, b := d.pair()
@@ -180,11 +180,11 @@ func (d *dispatchers) route(r int, now float64) (i int, random bool) {
 		}
 		t[i]++
 		return i, false
-	case spec.JIQBlocking, spec.JIQQueueing:
+	case farm.JIQBlocking, farm.JIQQueueing:
 		if i = d.tokens.take(r); i >= 0 {
 			return i, false
 		}
-		if d.policy == spec.JIQBlocking {
+		if d.policy == farm.JIQBlocking {
 			return -1, false
 		}
 		i = rng.intn(d.n)

@@ -1,8 +1,8 @@
 // Package sim is fluid's embedded finite-N discrete-event simulator. It
 // knows nothing of the theory in meanfield and jackson, so that agreement
 // between the two means something. It shares only the vocabulary of
-// package spec: a Config's discipline, job sizes, policy and start are
-// spec values.
+// package farm: a Config's discipline, job sizes, policy and start are
+// farm values.
 //
 // What it simulates, its replications, confidence intervals and random seeds
 // are summarised in docs/models.md#the-simulator.
@@ -14,7 +14,7 @@
 // time, no time slicing). Jobs arrive as a Poisson stream of total rate λN
 // and go to dispatcher r with probability α_r. Sizes have mean 1:
 // exponential, deterministic, the balanced-means hyperexponential H2
-// (spec.H2Params), or Pareto (type I, shape a, scaled to mean 1: its SCV is
+// (farm.H2Params), or Pareto (type I, shape a, scaled to mean 1: its SCV is
 // 1/(a(a−2)) for a > 2).
 //
 // Policies: random; round robin; best of d and least loaded (JSQ) on live

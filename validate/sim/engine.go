@@ -3,8 +3,8 @@ package sim
 import (
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // engine simulates one replication: the event loop. It owns the clock,
@@ -64,7 +64,7 @@ func newEngine(c Config, rep int) *engine {
 	inf := math.Inf(1)
 	e := &engine{
 		cfg: c, rng: newRNG(c.Seed, rep), n: n,
-		servers: make([]server, n), queueLen: make([]int32, n), cal: newCalendar(n, c.Discipline != spec.FCFS),
+		servers: make([]server, n), queueLen: make([]int32, n), cal: newCalendar(n, c.Discipline != farm.FCFS),
 		sizes:       newSizeLaw(c.Sizes),
 		nextRefresh: inf, nextExchange: inf, nextSnapshot: inf, nextSample: inf,
 		meanInterarrival: 1 / (c.Load * float64(n)),
@@ -270,7 +270,7 @@ func (e *engine) arrive(i int, j job) {
 	e.changed = true
 	e.dispatchers.joined(i)
 	e.dispatchers.addWork(i, j.size, e.now)
-	if e.cfg.Discipline == spec.FCFS {
+	if e.cfg.Discipline == farm.FCFS {
 		if s.enqueueFCFS(n, j, e.now) {
 			e.cal.push(i, e.now+j.size)
 		}
@@ -286,7 +286,7 @@ func (e *engine) departure(i int) {
 	n := int(e.queueLen[i])
 	var j job
 	var delay, next float64
-	if e.cfg.Discipline == spec.FCFS {
+	if e.cfg.Discipline == farm.FCFS {
 		j, delay, next = s.dequeueFCFS(n, e.now)
 	} else {
 		j, delay, next = s.dequeuePS(n, e.now)

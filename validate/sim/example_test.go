@@ -3,7 +3,7 @@ package sim_test
 import (
 	"fmt"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
@@ -14,7 +14,7 @@ func ExampleRun() {
 	res, err := sim.Run(sim.Config{
 		Servers: 100,
 		Load:    0.9,
-		Policy:  spec.Policy{Kind: spec.JSQd, D: 2},
+		Policy:  farm.Policy{Kind: farm.JSQd, D: 2},
 		Jobs:    200_000,
 		Reps:    4,
 		Seed:    1,

@@ -3,7 +3,7 @@ package sim
 import (
 	"math"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // batches is the number of batch means of a single replication.
@@ -108,7 +108,7 @@ type measurement struct {
 	lastBoard              float64   // the board mean at the last refresh
 	refreshes, periods     int       // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
-	tipThreshold           float64   // spec.TipThreshold (+Inf without a board or at λ ≥ 1)
+	tipThreshold           float64   // farm.TipThreshold (+Inf without a board or at λ ≥ 1)
 	tippedAt               int       // the first refresh after the start above the threshold (0: none)
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
@@ -133,7 +133,7 @@ func newMeasurement(c *Config, queueLen []int32) measurement {
 		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
 	}
 	if c.Period > 0 && c.Load < 1 {
-		m.tipThreshold = spec.TipThreshold(c.Period, c.Load)
+		m.tipThreshold = farm.TipThreshold(c.Period, c.Load)
 	}
 	if len(c.SampleTimes) > 0 {
 		m.samples = make([]Sample, 0, len(c.SampleTimes))
@@ -227,7 +227,7 @@ func (m *measurement) departure(j job, delay, now float64) {
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
-// at now, and whether the run has tipped there (see spec.TipThreshold):
+// at now, and whether the run has tipped there (see farm.TipThreshold):
 // it reports a tip at the first refresh after the start above the
 // threshold. Unless changed, no job arrived or left since the last
 // refresh, whose mean it reuses.

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/cputime"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // minimalBestOfTwo is the speed reference for the simulator's inner loop:
@@ -106,7 +106,7 @@ func TestMinimalLoopAgrees(t *testing.T) {
 		t.Skip("20 + 20 replications of 200,000 jobs")
 	}
 	const reps, jobs, warmup = 20, 200_000, 20_000
-	c, err := Config{Servers: 100, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 2, Replacement: true},
+	c, err := Config{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true},
 		Jobs: jobs, Warmup: warmup, Seed: 7}.normalized()
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func meanVar(x []float64) (m, v float64) {
 }
 
 // bestOfTwoBench is the engine's configuration of BenchmarkMinimalLoop.
-var bestOfTwoBench = Config{Servers: 100, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 2, Replacement: true}, Jobs: 1_000_000, Warmup: -1}
+var bestOfTwoBench = Config{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}, Jobs: 1_000_000, Warmup: -1}
 
 // BenchmarkMinimalLoop runs the minimal loop and the engine on the same
 // model (best of two with replacement, FCFS, exponential sizes, N = 100,

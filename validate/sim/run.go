@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Estimate is a simulated mean with the half-widths of its confidence
@@ -48,7 +48,7 @@ type Rep struct {
 	BoardMean float64
 	Refreshes int
 	// Tipped (board runs, Period > 0, λ < 1): at some refresh after the
-	// start the board mean exceeded spec.TipThreshold(T, λ) =
+	// start the board mean exceeded farm.TipThreshold(T, λ) =
 	// max(0.2·T, λ/(1−λ)) — the definition the theory uses too; TippedAt
 	// is the first such refresh (1 = at time T), 0 if none. Periods is the
 	// number of refresh periods simulated after the start.
@@ -346,7 +346,7 @@ func (res *Result) aggregate() {
 		res.SlowdownNote = why
 	}
 	res.Wait, res.WaitProb = nil, nil
-	if c.Discipline == spec.FCFS {
+	if c.Discipline == farm.FCFS {
 		res.Wait, res.WaitProb = &est[qDelay], &est[qBusy]
 	}
 	var boards, corrs []float64

@@ -5,13 +5,13 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // A run is a pure function of its configuration: the same numbers on one
 // worker and on four, and different numbers for another seed.
 func TestDeterministic(t *testing.T) {
-	c := Config{Servers: 50, Load: 0.8, Dispatchers: 3, Policy: spec.Policy{Kind: spec.Tally}, Period: 30, Jobs: 20_000, Reps: 4, Seed: 7, Series: true}
+	c := Config{Servers: 50, Load: 0.8, Dispatchers: 3, Policy: farm.Policy{Kind: farm.Tally}, Period: 30, Jobs: 20_000, Reps: 4, Seed: 7, Series: true}
 	c.Workers = 1
 	a := mustRun(t, c)
 	c.Workers = 4
@@ -35,13 +35,13 @@ func TestDeterministic(t *testing.T) {
 func TestEveryPolicyRuns(t *testing.T) {
 	for _, p := range []string{"random", "rr", "jsq", "jsqd:2", "least-work", "board-jsq", "board-jsqd:3", "tally",
 		"shared-tally", "partitioned", "tally-jsqd:2", "jiq-blocking", "jiq-queueing"} {
-		for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
-			pol, err := spec.ParsePolicy(p)
+		for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
+			pol, err := farm.ParsePolicy(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := Config{Servers: 30, Load: 0.7, Dispatchers: 3, Policy: pol, Discipline: d, Sizes: spec.Sizes{Kind: spec.H2, SCV: 4},
-				Period: 10, Jobs: 5000, Reps: 2, Seed: 1, Start: spec.Start{Kind: spec.Spread, Jobs: 4}, CorrelationAge: 5}
+			c := Config{Servers: 30, Load: 0.7, Dispatchers: 3, Policy: pol, Discipline: d, Sizes: farm.Sizes{Kind: farm.H2, SCV: 4},
+				Period: 10, Jobs: 5000, Reps: 2, Seed: 1, Start: farm.Start{Kind: farm.Spread, Jobs: 4}, CorrelationAge: 5}
 			if !pol.UsesBoard() {
 				c.Period = 0
 			}
@@ -57,7 +57,7 @@ func TestEveryPolicyRuns(t *testing.T) {
 			if !(r.Sojourn.Mean > 0) || math.IsNaN(r.Sojourn.CI95) || r.Blocking.Mean < 0 || r.Blocking.Mean >= 1 {
 				t.Errorf("%s %v: %+v", p, d, r.Sojourn)
 			}
-			if (pol.Kind == spec.JIQBlocking) != (r.Blocking.Mean > 0) {
+			if (pol.Kind == farm.JIQBlocking) != (r.Blocking.Mean > 0) {
 				t.Errorf("%s: blocking %v", p, r.Blocking.Mean)
 			}
 			if r.Correlation == nil || math.Abs(r.Correlation.Mean) > 1 {
@@ -73,8 +73,8 @@ func TestEveryPolicyRuns(t *testing.T) {
 // may cost at most a few hundred more allocations (< 1e-3 per event; one
 // per event would be 360,000).
 func TestNoAllocationPerEvent(t *testing.T) {
-	for _, p := range []spec.Policy{{Kind: spec.JSQd, D: 2}, {Kind: spec.Tally}, {Kind: spec.JIQQueueing}} {
-		c, err := Config{Servers: 100, Load: 0.9, Dispatchers: 2, Policy: p, Period: 50, Discipline: spec.PS, Jobs: 20_000, Warmup: -1, Reps: 1}.normalized()
+	for _, p := range []farm.Policy{{Kind: farm.JSQd, D: 2}, {Kind: farm.Tally}, {Kind: farm.JIQQueueing}} {
+		c, err := Config{Servers: 100, Load: 0.9, Dispatchers: 2, Policy: p, Period: 50, Discipline: farm.PS, Jobs: 20_000, Warmup: -1, Reps: 1}.normalized()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestNoAllocationPerEvent(t *testing.T) {
 // 0–2, each identical to the same replication run to the end, and says
 // it was interrupted.
 func TestStop(t *testing.T) {
-	c := Config{Servers: 20, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: 200_000, Reps: 8, Workers: 1, Seed: 3}
+	c := Config{Servers: 20, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2}, Jobs: 200_000, Reps: 8, Workers: 1, Seed: 3}
 	closed := make(chan struct{})
 	close(closed)
 	c0 := c

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // The samplers against theory. Every statistical check allows 5 standard
@@ -15,7 +15,7 @@ import (
 const tol = 5
 
 // draws returns n sizes from z.
-func draws(z spec.Sizes, n int, seed uint64) []float64 {
+func draws(z farm.Sizes, n int, seed uint64) []float64 {
 	l, r := newSizeLaw(z), newRNG(seed, 0)
 	x := make([]float64, n)
 	for i := range x {
@@ -25,12 +25,12 @@ func draws(z spec.Sizes, n int, seed uint64) []float64 {
 }
 
 // The uniform that picks the H2 branch resolves the giant probability
-// p ≈ 1/(2c) of spec.H2Params to 2⁻⁵³/p: below 10⁻⁵ relative up to the
+// p ≈ 1/(2c) of farm.H2Params to 2⁻⁵³/p: below 10⁻⁵ relative up to the
 // largest SCV that a run within MaxArrivals can resolve (MaxSizeError:
 // about 100·SCV jobs per replication, so SCV ≤ 10¹⁰).
 func TestH2BranchResolution(t *testing.T) {
 	for _, c := range []float64{1 + 1e-9, 1.5, 30, 1e3, 1e4, 1e6, 1e8, 1e10} {
-		p, _, _ := spec.H2Params(c)
+		p, _, _ := farm.H2Params(c)
 		if res := math.Ceil(p*(1<<53))/(1<<53)/p - 1; res > 1e-5 {
 			t.Errorf("SCV %g: the 53-bit uniform resolves p = %g only to %.2g", c, p, res)
 		}
@@ -55,9 +55,9 @@ func TestH2Sampler(t *testing.T) {
 		}{1e5, 1 << 24})
 	}
 	for _, c := range cases {
-		z := spec.Sizes{Kind: spec.H2, SCV: c.scv}
+		z := farm.Sizes{Kind: farm.H2, SCV: c.scv}
 		x := draws(z, c.n, 3)
-		p, g, _ := spec.H2Params(c.scv)
+		p, g, _ := farm.H2Params(c.scv)
 		var sum, giants, giantSum float64
 		const cut = 30.0
 		for _, v := range x {
@@ -88,7 +88,7 @@ func TestH2Sampler(t *testing.T) {
 // size positive (the ziggurat's exact 0 is redrawn).
 func TestExpDetSamplers(t *testing.T) {
 	const n = 1 << 21
-	x := draws(spec.Sizes{}, n, 5)
+	x := draws(farm.Sizes{}, n, 5)
 	var s1, s2 float64
 	for _, v := range x {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -102,7 +102,7 @@ func TestExpDetSamplers(t *testing.T) {
 	if math.Abs(mean-1) > tol/math.Sqrt(n) || math.Abs(m2-2) > tol*math.Sqrt(20.0/n) {
 		t.Errorf("exp: mean %.5f, E[S²] %.5f; want 1 and 2", mean, m2)
 	}
-	for _, v := range draws(spec.Sizes{Kind: spec.Deterministic}, 1000, 5) {
+	for _, v := range draws(farm.Sizes{Kind: farm.Deterministic}, 1000, 5) {
 		if v != 1 {
 			t.Fatalf("det size %v", v)
 		}
@@ -121,7 +121,7 @@ func TestExpDetSamplers(t *testing.T) {
 func TestParetoSampler(t *testing.T) {
 	const n = 1 << 21
 	for i, a := range []float64{1.15, 1.2, 1.5, 2, 2.5, 10} {
-		z := spec.Sizes{Kind: spec.Pareto, Shape: a}
+		z := farm.Sizes{Kind: farm.Pareto, Shape: a}
 		x := draws(z, n, uint64(10+i))
 		xm := (a - 1) / a
 		for _, v := range x {
@@ -214,15 +214,15 @@ func TestTailUniform(t *testing.T) {
 // exponential to Pareto shapes where the mean of n is mostly a shortfall.
 func TestSizeErrorDescribesSpread(t *testing.T) {
 	for i, c := range []struct {
-		z spec.Sizes
+		z farm.Sizes
 		n int
 	}{
-		{spec.Sizes{}, 1000},
-		{spec.Sizes{Kind: spec.H2, SCV: 100}, 1000},
-		{spec.Sizes{Kind: spec.H2, SCV: 1e4}, 10_000},
-		{spec.Sizes{Kind: spec.Pareto, Shape: 2.5}, 1000},
-		{spec.Sizes{Kind: spec.Pareto, Shape: 1.5}, 1000},
-		{spec.Sizes{Kind: spec.Pareto, Shape: 1.2}, 10_000},
+		{farm.Sizes{}, 1000},
+		{farm.Sizes{Kind: farm.H2, SCV: 100}, 1000},
+		{farm.Sizes{Kind: farm.H2, SCV: 1e4}, 10_000},
+		{farm.Sizes{Kind: farm.Pareto, Shape: 2.5}, 1000},
+		{farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, 1000},
+		{farm.Sizes{Kind: farm.Pareto, Shape: 1.2}, 10_000},
 	} {
 		x := draws(c.z, 300*c.n, uint64(20+i))
 		dev := make([]float64, 300)

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // Published stale-board simulation ("The Cliff Was a Trap Door") at
@@ -17,11 +17,11 @@ func TestPublishedStaleBoardBistability(t *testing.T) {
 		t.Skip("herd runs of 20 refresh periods")
 	}
 	const T = 1100
-	base := Config{Servers: 100, Load: 0.9, Dispatchers: 5, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
+	base := Config{Servers: 100, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
 		Jobs: 2_000_000, Warmup: 500_000, Reps: 4, Seed: 21}
 	bal := mustRun(t, base)
 	half := base
-	half.Start = spec.Start{Kind: spec.Half, Jobs: T / 10}
+	half.Start = farm.Start{Kind: farm.Half, Jobs: T / 10}
 	herd := mustRun(t, half)
 	t.Logf("balanced start %.3f ± %.3f; half-loaded %.1f ± %.1f (%.3f·T)", bal.Sojourn.Mean, bal.Sojourn.CI95, herd.Sojourn.Mean, herd.Sojourn.CI95, herd.Sojourn.Mean/T)
 	if !agrees(bal.Sojourn, 6.4, 0.15) || bal.Tipped != 0 {
@@ -30,9 +30,9 @@ func TestPublishedStaleBoardBistability(t *testing.T) {
 	if !agrees(herd.Sojourn, 449, 0.15) || herd.Tipped != base.Reps {
 		t.Errorf("half-loaded start: %.1f ± %.1f (published 449), tipped %d", herd.Sojourn.Mean, herd.Sojourn.CI95, herd.Tipped)
 	}
-	for _, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: T / 10}} {
+	for _, st := range []farm.Start{{}, {Kind: farm.Half, Jobs: T / 10}} {
 		c := base
-		c.Policy, c.Start = spec.Policy{Kind: spec.Partitioned}, st
+		c.Policy, c.Start = farm.Policy{Kind: farm.Partitioned}, st
 		r := mustRun(t, c)
 		t.Logf("partitioned from %v: %.3f ± %.3f", st, r.Sojourn.Mean, r.Sojourn.CI95)
 		if r.Sojourn.Mean < 3.9 || r.Sojourn.Mean > 5.5 || r.Tipped != 0 {
@@ -47,7 +47,7 @@ func TestPublishedStaleBoardMean1600(t *testing.T) {
 	if testing.Short() {
 		t.Skip("N = 1,600 over 20 refresh periods")
 	}
-	r := mustRun(t, Config{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: spec.Policy{Kind: spec.Tally}, Period: 400,
+	r := mustRun(t, Config{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 400,
 		Jobs: 5_000_000, Warmup: 1_000_000, Reps: 4, Seed: 22})
 	if r.BoardMean != nil {
 		t.Logf("mean board %.4f ± %.4f", r.BoardMean.Mean, r.BoardMean.CI95)
@@ -67,7 +67,7 @@ func TestPublishedSizeSpreadTable(t *testing.T) {
 	}
 	type cell struct {
 		policy, sizes string
-		d             spec.Discipline
+		d             farm.Discipline
 		want          float64
 		jobs          int
 	}
@@ -83,27 +83,27 @@ func TestPublishedSizeSpreadTable(t *testing.T) {
 	}
 	for _, row := range table {
 		for j, p := range []string{"random", "rr", "jsqd:2", "random", "rr", "jsqd:2"} {
-			d := spec.FCFS
+			d := farm.FCFS
 			if j >= 3 {
-				d = spec.PS
+				d = farm.PS
 			}
 			jobs := 2_000_000
 			cells = append(cells, cell{p, row.sizes, d, row.vals[j], jobs})
 		}
 	}
 	cells = append(cells,
-		cell{"jsq", "h2:30", spec.PS, 1.07, 1_000_000},
-		cell{"jsq", "exp", spec.PS, 1.07, 1_000_000},
-		cell{"jsq", "h2:30", spec.FCFS, 1.50, 2_000_000},
-		cell{"least-work", "h2:30", spec.FCFS, 1.18, 2_000_000},
-		cell{"least-work", "h2:30", spec.PS, 1.21, 2_000_000},
+		cell{"jsq", "h2:30", farm.PS, 1.07, 1_000_000},
+		cell{"jsq", "exp", farm.PS, 1.07, 1_000_000},
+		cell{"jsq", "h2:30", farm.FCFS, 1.50, 2_000_000},
+		cell{"least-work", "h2:30", farm.FCFS, 1.18, 2_000_000},
+		cell{"least-work", "h2:30", farm.PS, 1.21, 2_000_000},
 	)
 	for i, c := range cells {
-		pol, err := spec.ParsePolicy(c.policy)
+		pol, err := farm.ParsePolicy(c.policy)
 		if err != nil {
 			t.Fatal(err)
 		}
-		z, err := spec.ParseSizes(c.sizes)
+		z, err := farm.ParseSizes(c.sizes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,10 +126,10 @@ func TestBoardAgeCorrelation(t *testing.T) {
 		t.Skip("long runs for the correlation")
 	}
 	for _, c := range []struct {
-		sizes spec.Sizes
+		sizes farm.Sizes
 		want  float64
-	}{{spec.Sizes{}, 0.05}, {spec.Sizes{Kind: spec.H2, SCV: 30}, 0.67}} {
-		r := mustRun(t, Config{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: c.sizes, CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31})
+	}{{farm.Sizes{}, 0.05}, {farm.Sizes{Kind: farm.H2, SCV: 30}, 0.67}} {
+		r := mustRun(t, Config{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: c.sizes, CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31})
 		t.Logf("%v: correlation %.3f ± %.3f (published %.2f)", c.sizes, r.Correlation.Mean, r.Correlation.CI95, c.want)
 		if r.Correlation == nil || math.Abs(r.Correlation.Mean-c.want) > 1.5*r.Correlation.CI95+0.03 {
 			t.Errorf("%v: correlation %+v, published %.2f", c.sizes, r.Correlation, c.want)

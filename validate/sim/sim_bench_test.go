@@ -3,7 +3,7 @@ package sim
 import (
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // benchRep runs one replication of c per iteration and reports measured
@@ -29,17 +29,17 @@ func benchRep(b *testing.B, c Config) {
 // Issue 5's targets: best of two, FCFS, N = 100, λ = 0.9 at ≥ 5 million
 // jobs/s on one core; the tally policy at N = 1,600 at ≥ 3 million.
 func BenchmarkBestOfTwo(b *testing.B) {
-	benchRep(b, Config{Servers: 100, Load: 0.9, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: 1_000_000, Warmup: -1})
+	benchRep(b, Config{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2}, Jobs: 1_000_000, Warmup: -1})
 }
 
 func BenchmarkTally1600(b *testing.B) {
-	benchRep(b, Config{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: spec.Policy{Kind: spec.Tally}, Period: 400, Jobs: 1_000_000, Warmup: -1})
+	benchRep(b, Config{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 400, Jobs: 1_000_000, Warmup: -1})
 }
 
 func BenchmarkRandomPSH2(b *testing.B) {
-	benchRep(b, Config{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: spec.Sizes{Kind: spec.H2, SCV: 30}, Jobs: 1_000_000, Warmup: -1})
+	benchRep(b, Config{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 30}, Jobs: 1_000_000, Warmup: -1})
 }
 
 func BenchmarkJIQQueueing(b *testing.B) {
-	benchRep(b, Config{Servers: 1000, Load: 0.9, Alpha: []float64{0.6, 0.2, 0.2}, Policy: spec.Policy{Kind: spec.JIQQueueing}, Exchange: 1, Jobs: 1_000_000, Warmup: -1})
+	benchRep(b, Config{Servers: 1000, Load: 0.9, Alpha: []float64{0.6, 0.2, 0.2}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 1, Jobs: 1_000_000, Warmup: -1})
 }

@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/fluidlb/fluid/spec"
+import "github.com/fluidlb/fluid/farm"
 
 // SlowdownFinite reports whether the mean slowdown E[T/S] (time in system
 // over size) of c's model is finite, and why (one line). Run reports
@@ -33,11 +33,11 @@ import "github.com/fluidlb/fluid/spec"
 // JSQ).
 func (c Config) SlowdownFinite() (finite bool, why string) {
 	switch {
-	case c.Discipline == spec.PS:
+	case c.Discipline == farm.PS:
 		return true, "under PS time in system / size is at most the mean number of jobs at the server during the job's stay"
-	case c.Policy.Kind == spec.JIQBlocking:
+	case c.Policy.Kind == farm.JIQBlocking:
 		return true, "under JIQ blocking jobs go only to idle servers: time in system = size"
-	case c.Sizes.Kind == spec.Deterministic || c.Sizes.Kind == spec.Pareto:
+	case c.Sizes.Kind == farm.Deterministic || c.Sizes.Kind == farm.Pareto:
 		return true, "the sizes are bounded away from 0: E[T/S] ≤ E[T]/min size"
 	}
 	return false, "infinite mean under FCFS with " + c.Sizes.String() +

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // The mean slowdown E[T/S] is reported exactly where it is finite: not
@@ -14,24 +14,24 @@ import (
 // size and E[1/S] = ∞), but under PS, with sizes bounded away from 0 and
 // under JIQ blocking (no job waits: T/S = 1).
 func TestSlowdownOnlyWhereFinite(t *testing.T) {
-	exp, h2 := spec.Sizes{}, spec.Sizes{Kind: spec.H2, SCV: 4}
-	det, pareto := spec.Sizes{Kind: spec.Deterministic}, spec.Sizes{Kind: spec.Pareto, Shape: 2.5}
-	jsq, blocking := spec.Policy{Kind: spec.JSQd, D: 2}, spec.Policy{Kind: spec.JIQBlocking}
+	exp, h2 := farm.Sizes{}, farm.Sizes{Kind: farm.H2, SCV: 4}
+	det, pareto := farm.Sizes{Kind: farm.Deterministic}, farm.Sizes{Kind: farm.Pareto, Shape: 2.5}
+	jsq, blocking := farm.Policy{Kind: farm.JSQd, D: 2}, farm.Policy{Kind: farm.JIQBlocking}
 	for _, c := range []struct {
-		disc   spec.Discipline
-		sizes  spec.Sizes
-		policy spec.Policy
+		disc   farm.Discipline
+		sizes  farm.Sizes
+		policy farm.Policy
 		finite bool
 	}{
-		{spec.FCFS, exp, spec.Policy{}, false},
-		{spec.FCFS, h2, jsq, false},
-		{spec.FCFS, exp, spec.Policy{Kind: spec.JIQQueueing}, false},
-		{spec.FCFS, det, spec.Policy{}, true},
-		{spec.FCFS, pareto, jsq, true},
-		{spec.FCFS, exp, blocking, true},
-		{spec.FCFS, h2, blocking, true},
-		{spec.PS, exp, spec.Policy{}, true},
-		{spec.PS, h2, jsq, true},
+		{farm.FCFS, exp, farm.Policy{}, false},
+		{farm.FCFS, h2, jsq, false},
+		{farm.FCFS, exp, farm.Policy{Kind: farm.JIQQueueing}, false},
+		{farm.FCFS, det, farm.Policy{}, true},
+		{farm.FCFS, pareto, jsq, true},
+		{farm.FCFS, exp, blocking, true},
+		{farm.FCFS, h2, blocking, true},
+		{farm.PS, exp, farm.Policy{}, true},
+		{farm.PS, h2, jsq, true},
 	} {
 		cfg := Config{Servers: 10, Load: 0.7, Discipline: c.disc, Sizes: c.sizes, Policy: c.policy, Jobs: 5000, Reps: 4, Seed: 3}
 		if finite, why := cfg.SlowdownFinite(); finite != c.finite || why == "" {
@@ -43,13 +43,13 @@ func TestSlowdownOnlyWhereFinite(t *testing.T) {
 		}
 		// The tail P(T > 10·S) is always there: 0 under JIQ blocking
 		// (T = S), positive where the mean is infinite.
-		if tail := r.SlowdownTail.Mean; tail < 0 || tail > 1 || (c.policy.Kind == spec.JIQBlocking && tail != 0) || (!c.finite && tail == 0) {
+		if tail := r.SlowdownTail.Mean; tail < 0 || tail > 1 || (c.policy.Kind == farm.JIQBlocking && tail != 0) || (!c.finite && tail == 0) {
 			t.Errorf("%s: P(T > 10·S) = %v", cfg.Describe(), tail)
 		}
-		if c.policy.Kind == spec.JIQBlocking && math.Abs(r.Slowdown.Mean-1) > 1e-9 {
+		if c.policy.Kind == farm.JIQBlocking && math.Abs(r.Slowdown.Mean-1) > 1e-9 {
 			t.Errorf("%s: slowdown %v, want 1", cfg.Describe(), r.Slowdown.Mean)
 		}
-		if c.disc == spec.FCFS && c.sizes.Kind == spec.Deterministic && math.Abs(r.Slowdown.Mean-r.Sojourn.Mean) > 1e-9 {
+		if c.disc == farm.FCFS && c.sizes.Kind == farm.Deterministic && math.Abs(r.Slowdown.Mean-r.Sojourn.Mean) > 1e-9 {
 			t.Errorf("%s: with sizes 1, slowdown %v ≠ sojourn %v", cfg.Describe(), r.Slowdown.Mean, r.Sojourn.Mean)
 		}
 	}
@@ -61,7 +61,7 @@ func TestSlowdownOnlyWhereFinite(t *testing.T) {
 // and WaitProb are Delay and BusyAtArrival.
 func TestPSFields(t *testing.T) {
 	const load = 0.5
-	c := Config{Servers: 10, Load: load, Discipline: spec.PS, Sizes: spec.Sizes{Kind: spec.H2, SCV: 4}, Jobs: 50_000, Reps: 4, Seed: 5}
+	c := Config{Servers: 10, Load: load, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 4}, Jobs: 50_000, Reps: 4, Seed: 5}
 	r := mustRun(t, c)
 	if r.Wait != nil || r.WaitProb != nil {
 		t.Errorf("PS: wait %+v, P(wait > 0) %+v; want nil", r.Wait, r.WaitProb)
@@ -69,7 +69,7 @@ func TestPSFields(t *testing.T) {
 	if !agrees(r.Delay, load/(1-load), 0.02) || !agrees(r.BusyAtArrival, load, 0.02) {
 		t.Errorf("random PS: delay %+v (theory %v), busy at arrival %+v (theory %v)", r.Delay, load/(1-load), r.BusyAtArrival, load)
 	}
-	c.Discipline = spec.FCFS
+	c.Discipline = farm.FCFS
 	r = mustRun(t, c)
 	if r.Wait == nil || r.WaitProb == nil || *r.Wait != r.Delay || *r.WaitProb != r.BusyAtArrival {
 		t.Errorf("FCFS: wait %+v, P(wait > 0) %+v; delay %+v, busy %+v", r.Wait, r.WaitProb, r.Delay, r.BusyAtArrival)

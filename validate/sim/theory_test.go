@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // agrees reports whether the simulated estimate agrees with a theory value:
@@ -37,14 +37,14 @@ func TestRandomDispatchAnchors(t *testing.T) {
 	}{
 		{"exp", 400_000}, {"det", 400_000}, {"h2:30", 2_000_000}, {"pareto:3.5", 800_000}, {"pareto:2.5", 800_000},
 	} {
-		z, err := spec.ParseSizes(c.sizes)
+		z, err := farm.ParseSizes(c.sizes)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
+		for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
 			want := 1 / (1 - load)
-			if d == spec.FCFS {
-				if z.Kind == spec.Pareto && z.Shape <= 3 {
+			if d == farm.FCFS {
+				if z.Kind == farm.Pareto && z.Shape <= 3 {
 					continue // E[S³] = ∞: the FCFS sample mean converges too slowly to test
 				}
 				want = 1 + load*(1+z.SquaredCV())/(2*(1-load))
@@ -54,7 +54,7 @@ func TestRandomDispatchAnchors(t *testing.T) {
 			if !agrees(r.Sojourn, want, 0) {
 				t.Errorf("random %v %s: sojourn %.4f ± %.4f, theory %.4f", d, c.sizes, r.Sojourn.Mean, r.Sojourn.CI95, want)
 			}
-			if d == spec.PS {
+			if d == farm.PS {
 				// M/G/1-PS: E[T | size x] = x/(1−λ), so time/size averages 1/(1−λ).
 				if r.Slowdown == nil {
 					t.Errorf("random PS %s: no slowdown (%s)", c.sizes, r.SlowdownNote)
@@ -79,7 +79,7 @@ func TestRoundRobinErlang(t *testing.T) {
 	if math.Abs(want-5.2268) > 1e-4 {
 		t.Fatalf("E_N/M/1 reference %.5f, the issue quotes 5.2268", want)
 	}
-	r := mustRun(t, Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.RoundRobin}, Jobs: 500_000, Seed: 3})
+	r := mustRun(t, Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.RoundRobin}, Jobs: 500_000, Seed: 3})
 	if !agrees(r.Sojourn, want, 0) {
 		t.Errorf("round robin: %.4f ± %.4f, E_N/M/1 %.4f", r.Sojourn.Mean, r.Sojourn.CI95, want)
 	}
@@ -89,13 +89,13 @@ func TestRoundRobinErlang(t *testing.T) {
 // under FCFS and PS, so the mean time in system is the same.
 func TestCountPoliciesInsensitiveToDiscipline(t *testing.T) {
 	for _, p := range []string{"jsqd:2", "jsq", "tally"} {
-		pol, _ := spec.ParsePolicy(p)
+		pol, _ := farm.ParsePolicy(p)
 		c := Config{Servers: 100, Load: 0.9, Policy: pol, Jobs: 400_000, Seed: 5}
-		if pol.Kind == spec.Tally {
+		if pol.Kind == farm.Tally {
 			c.Dispatchers, c.Period = 5, 200
 		}
 		f := mustRun(t, c)
-		c.Discipline = spec.PS
+		c.Discipline = farm.PS
 		c.Seed = 6
 		s := mustRun(t, c)
 		diff := math.Abs(f.Sojourn.Mean - s.Sojourn.Mean)
@@ -120,7 +120,7 @@ func TestJIQBlockingProductForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := mustRun(t, Config{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: spec.Policy{Kind: spec.JIQBlocking}, Jobs: 400_000, Seed: 9})
+		r := mustRun(t, Config{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 400_000, Seed: 9})
 		if !agrees(r.Blocking, exact.Blocking, 0) {
 			t.Errorf("λ=%v α=%v β=%v: blocking %.5f ± %.5f, product form %.5f", c.load, c.alpha, c.beta, r.Blocking.Mean, r.Blocking.CI95, exact.Blocking)
 		}
@@ -140,14 +140,14 @@ func TestJIQQueueingLimit(t *testing.T) {
 	const load, a1 = 0.5, 0.7
 	ew := load * (a1 - 0.5) / (1 - load*a1) // E[W] → λ₂/(1−λ₂)
 	l2 := ew / (1 + ew)
-	r := mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: spec.Policy{Kind: spec.JIQQueueing}, Jobs: 1_000_000, Reps: 4, Seed: 13})
+	r := mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Jobs: 1_000_000, Reps: 4, Seed: 13})
 	t.Logf("E[W] %.4f ± %.4f (limit %.4f); sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
 	if !agrees(*r.Wait, ew, 0.05) || !agrees(r.RandomFraction, l2/load, 0.05) {
 		t.Errorf("E[W] %.4f ± %.4f (limit %.4f), sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
 	}
 	// Token exchange above ν* = (Rα₁ − 1)λ/(1 − λ) = 0.4 gives zero wait
 	// in the limit; at N = 2,000 the wait is small.
-	r = mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: spec.Policy{Kind: spec.JIQQueueing}, Exchange: 2, Jobs: 400_000, Reps: 4, Seed: 14})
+	r = mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 2, Jobs: 400_000, Reps: 4, Seed: 14})
 	if r.Wait.Mean > 0.02 {
 		t.Errorf("with ν = 2 > ν* = 0.4: E[W] = %.4f, want ≈ 0", r.Wait.Mean)
 	}
@@ -158,7 +158,7 @@ func TestJIQQueueingLimit(t *testing.T) {
 // fraction is λ(1 − e^{−t}); allowance 2/N for the finite-N bias.
 func TestSampleTimes(t *testing.T) {
 	times := []float64{0, 1, 3}
-	r := mustRun(t, Config{Servers: 1000, Load: 0.5, Policy: spec.Policy{Kind: spec.JIQBlocking}, Jobs: 1, Warmup: -1, Reps: 16, SampleTimes: times, Seed: 4})
+	r := mustRun(t, Config{Servers: 1000, Load: 0.5, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 1, Warmup: -1, Reps: 16, SampleTimes: times, Seed: 4})
 	if len(r.Trajectory) != len(times) {
 		t.Fatalf("%d trajectory points", len(r.Trajectory))
 	}

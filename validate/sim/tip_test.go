@@ -3,7 +3,7 @@ package sim
 import (
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // A run of Horizon refresh periods ends at its last refresh, and with
@@ -11,14 +11,14 @@ import (
 // edge, T(1−λ)² = 1) every run tips, within a few periods; at T = 600
 // (2·T*) no balanced run does.
 func TestHorizonAndTip(t *testing.T) {
-	base := Config{Servers: 50, Load: 0.9, Dispatchers: 5, Policy: spec.Policy{Kind: spec.Tally}, Reps: 4, Seed: 3}
+	base := Config{Servers: 50, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Reps: 4, Seed: 3}
 	c := base
 	c.Period, c.Horizon, c.StopAtTip = 100, 40, true
 	res, err := Run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	thr := spec.TipThreshold(100, 0.9)
+	thr := farm.TipThreshold(100, 0.9)
 	for i, r := range res.Reps {
 		if !r.Tipped || r.TippedAt < 1 || r.TippedAt >= 40 || r.Periods != r.TippedAt || r.Time != float64(r.TippedAt)*100 {
 			t.Errorf("T = 100, rep %d: tipped %v at %d after %d periods, time %v", i, r.Tipped, r.TippedAt, r.Periods, r.Time)
@@ -71,7 +71,7 @@ func TestQueuesAndFinal(t *testing.T) {
 	for _, bad := range []Config{
 		{Servers: 4, Load: 0.5, Queues: []int32{1, 2}},
 		{Servers: 2, Load: 0.5, Queues: []int32{1, -2}},
-		{Servers: 2, Load: 0.5, Queues: []int32{1, 2}, Start: spec.Start{Kind: spec.Half, Jobs: 3}},
+		{Servers: 2, Load: 0.5, Queues: []int32{1, 2}, Start: farm.Start{Kind: farm.Half, Jobs: 3}},
 		{Servers: 2, Load: 0.5, Horizon: 3},
 		{Servers: 2, Load: 0.5, Period: 1, Horizon: 3, Jobs: 10},
 		{Servers: 2, Load: 0.5, Period: 1, StopAtTip: true},
