@@ -9,7 +9,7 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // BistabilityPoint is the mean time in system at one refresh period from

@@ -9,7 +9,7 @@
 //
 // Each figure is a function from a data struct to a Figure. The data
 // struct is computed by the solvers (meanfield, jackson) and the simulator
-// (validate/sim) in a Compute…Data function, checked by its New…Data
+// (sim) in a Compute…Data function, checked by its New…Data
 // constructor (no NaN or Inf), and can be cached as JSON (Settings.DataDir)
 // so that figures re-render without recomputing. Tests check the data
 // against the solvers and that every figure renders to PNG and SVG.

@@ -13,8 +13,8 @@ import (
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 // BlockingMapData is exact JIQ blocking (basic JIQ, R = 2) at N servers

@@ -13,8 +13,8 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 // SizeSeries is one simulated curve: a policy under a discipline (and, for

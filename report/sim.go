@@ -1,6 +1,6 @@
 package report
 
-import "github.com/fluidlb/fluid/validate/sim"
+import "github.com/fluidlb/fluid/sim"
 
 // Sim is the JSON output of `fluid sim`. Estimates are sim.Estimate
 // {mean, ci95, half_width, level, samples}: ci95 is the half-width of the

@@ -10,8 +10,8 @@ import (
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/jiq"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 func catalogue() []Case {

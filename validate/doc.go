@@ -1,5 +1,5 @@
 // Package validate checks every theoretical result of fluid against the
-// finite-N simulator of validate/sim.
+// finite-N simulator of package sim.
 //
 // The models, their published numbers and the simulator are written out in
 // docs/models.md (see docs/models.md#the-simulator and, for tipping,
@@ -15,7 +15,7 @@
 // (twice the equal-load rate (R − 1)/(|1 − λ|N) for JIQ, 2/N for
 // trajectories of fractions), and the published model-versus-simulation
 // spread for the stale board (2–3%). Tipping is judged per replication
-// (validate/sim's documented criterion): all must tip, or none.
+// (package sim's documented criterion): all must tip, or none.
 //
 // Run executes the catalogue (Settings.Quick: the quick part, with fewer
 // jobs); Settings.Break deliberately breaks chosen theory values so that a

@@ -11,8 +11,8 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 // TipCurveSettings control SimulateTipCurve. Zero fields mean the

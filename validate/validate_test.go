@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // The quick catalogue: every check passes, and every check would fail

@@ -29,7 +29,7 @@ Commands:
 	      from its closed Jackson network, for a list of N, beside the
 	      N → ∞ limit.
 	sim   The embedded finite-N discrete-event simulator (package
-	      validate/sim): every system fluid models (FCFS or PS
+	      sim): every system fluid models (FCFS or PS
 	      servers; exponential, deterministic, H2, Pareto sizes; random,
 	      round robin, best of d, least loaded, least work, stale-board
 	      policies, board + tally, JIQ), with confidence intervals

@@ -14,9 +14,9 @@ import (
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/validate"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 type edgeOptions struct {

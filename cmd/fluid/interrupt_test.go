@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // Ctrl-C during fluid sim: exit 130, and the report of the replications

@@ -16,7 +16,7 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 type simOptions struct {

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/jackson"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 func TestSimJSON(t *testing.T) {
@@ -31,7 +31,7 @@ func TestSimJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The exact finite-N blocking lies in the interval (1.5 half-widths:
-	// see validate/sim's agrees).
+	// see package sim's agrees).
 	if rep.Dispatchers != 2 || rep.Reps != 4 || rep.JobsMeasured != 400000 || rep.Blocking == nil || rep.Blocking.Samples != 4 ||
 		math.Abs(rep.Blocking.Mean-exact.Blocking) > 1.5*rep.Blocking.CI95 || rep.Mean != rep.Sojourn.Mean || rep.Tipped != nil {
 		t.Errorf("%+v (exact blocking %.5f)", rep, exact.Blocking)

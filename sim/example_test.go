@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fluidlb/fluid/farm"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // Best of two at N = 100, λ = 0.9 with exponential sizes: the mean time in
