@@ -8,18 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
 
 // jiqTable is a small table as fluid sweep merge writes it: blocking over
 // exchange × load for two share vectors, one cell missing.
-func jiqTable() *sweep.Table {
-	t := &sweep.Table{Columns: []sweep.TableColumn{
-		{Name: "alpha", Type: sweep.String, Grid: true},
-		{Name: "load", Type: sweep.Float64, Grid: true},
-		{Name: "exchange", Type: sweep.Int64, Grid: true},
-		{Name: "blocking", Type: sweep.Float64},
-		{Name: "task_status", Type: sweep.String},
+func jiqTable() *table.Table {
+	t := &table.Table{Columns: []table.Column{
+		{Name: "alpha", Type: table.String, Grid: true},
+		{Name: "load", Type: table.Float64, Grid: true},
+		{Name: "exchange", Type: table.Int64, Grid: true},
+		{Name: "blocking", Type: table.Float64},
+		{Name: "task_status", Type: table.String},
 	}}
 	for _, a := range []string{"0.7,0.3", "0.6,0.4"} {
 		for _, l := range []float64{0.9, 0.5} {

@@ -77,7 +77,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 			continue
 		}
 		sum.Tasks++
-		if r := res.Records[t.ID]; r != nil && (r.Status == OK || !o.RetryFailed) {
+		if r := res.Records[t.ID]; r != nil && (r.State == OK || !o.RetryFailed) {
 			sum.Before++
 			continue
 		}
@@ -118,7 +118,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 				if err == nil {
 					res.Records[t.ID] = r
 					sum.Ran++
-					if r.Status == OK {
+					if r.State == OK {
 						sum.OK++
 					} else {
 						sum.Failed++
@@ -162,15 +162,15 @@ feed:
 func runTask(t *Task, exec func(*Task) (json.RawMessage, error)) *Record {
 	t0 := time.Now()
 	out, err := execSafely(t, exec)
-	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, Status: OK,
+	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, State: OK,
 		Seconds: time.Since(t0).Seconds(), Result: out}
 	if err != nil {
-		r.Status, r.Error = Failed, err.Error()
+		r.State, r.Error = Failed, err.Error()
 	}
 	if len(out) > 0 && !json.Valid(out) {
 		r.Result = nil
 		if err == nil {
-			r.Status, r.Error = Failed, "the command's output is not JSON"
+			r.State, r.Error = Failed, "the command's output is not JSON"
 		}
 	}
 	return r

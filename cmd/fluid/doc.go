@@ -75,7 +75,7 @@ fluid version prints the module version, VCS revision and Go version;
 fluid completion bash|zsh|fish|powershell prints a completion script.
 
 Every list flag (-k and --load of edge, --servers of jackson and
-meanfield, --alpha and --beta) reads the same grammar as sweep: lists,
+meanfield, --alpha and --beta) reads the same grammar as sweep (package lists): lists,
 ranges A..B, A..B:STEP (the step must land on B) and A..B*FACTOR.
 
 Exit status: 0 on success; 2 for a mistake in the command line (an unknown

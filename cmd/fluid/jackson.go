@@ -1,10 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/farm"
-
-	"github.com/fluidlb/fluid/report"
-
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/report"
 )
 
 type jacksonOptions struct {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/report"
 )
 
 // jiqOptions are the flags of `fluid jiq`.

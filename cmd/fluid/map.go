@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/fluidlb/fluid/report"
-
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/report"
 )
 
 type mapOptions struct {

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/sweep"
-
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/table"
 )
 
 // writeJSON writes v as indented JSON.
@@ -42,14 +42,14 @@ func statusText(s solver.Status) string {
 }
 
 // writeCSVReport writes a report as CSV: its JSON flattened the way a
-// sweep's table is (sweep.TableOf), one row per element of the array
+// sweep's table is (table.Of), one row per element of the array
 // rowsKey.
 func writeCSVReport(w io.Writer, rep any, rowsKey string) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return err
 	}
-	t, err := sweep.TableOf(b, rowsKey)
+	t, err := table.Of(b, rowsKey)
 	if err != nil {
 		return err
 	}

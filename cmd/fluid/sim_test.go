@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"encoding/json"
 	"math"
 	"regexp"
@@ -13,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/jackson"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sim"
 )
 

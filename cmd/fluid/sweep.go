@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,7 +15,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
 
 const sweepLong = `sweep runs a fluid command over a grid of its flags: every flag takes a list,
@@ -109,7 +110,7 @@ type sweepOptions struct {
 // sweepParam is a flag of the swept command, as a grid dimension.
 type sweepParam struct {
 	name string
-	kind sweep.Kind
+	kind lists.Kind
 }
 
 // newSweepCommand is "fluid sweep NAME": the flags of fluid NAME, each
@@ -151,7 +152,7 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 		}
 		kind := flagKind(name, tfl)
 		f.StringP(tfl.Name, tfl.Shorthand, "", fmt.Sprintf("%s [%s; default %s]", tfl.Usage, kindHint(kind), defaultText(tfl, kind)))
-		if kind == sweep.Bool {
+		if kind == lists.Bool {
 			f.Lookup(tfl.Name).NoOptDefVal = "true"
 		}
 		params = append(params, sweepParam{tfl.Name, kind})
@@ -161,11 +162,11 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 }
 
 // defaultText is a flag's default as a sweep would write it.
-func defaultText(f *pflag.Flag, kind sweep.Kind) string {
+func defaultText(f *pflag.Flag, kind lists.Kind) string {
 	def := f.DefValue
 	if kind.Vector() {
 		def = strings.Trim(def, "[]")
-		if v, err := sweep.ParseValue(kind, def); err == nil {
+		if v, err := lists.ParseValue(kind, def); err == nil {
 			def = v.String()
 		}
 	}
@@ -177,13 +178,13 @@ func defaultText(f *pflag.Flag, kind sweep.Kind) string {
 
 func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	kinds := map[string]sweep.Kind{}
+	kinds := map[string]lists.Kind{}
 	for _, p := range params {
 		kinds[p.name] = p.kind
 	}
 	g := sweep.Grid{Command: name}
 	if o.grid != "" {
-		gf, err := readGridFile(o.grid, func(n string) (sweep.Kind, bool) { k, ok := kinds[n]; return k, ok })
+		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
 		if err != nil {
 			return err
 		}
@@ -197,7 +198,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		if !fl.Changed {
 			continue
 		}
-		vals, err := sweep.ParseList(p.name, p.kind, fl.Value.String())
+		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
 		if err != nil {
 			return listUsage(err)
 		}
@@ -317,7 +318,7 @@ func sweepShard(flag string) (sweep.Shard, error) {
 // maxGridFile bounds the size of a grid file.
 const maxGridFile = 16 << 20
 
-func readGridFile(path string, kind func(string) (sweep.Kind, bool)) (*sweep.GridFile, error) {
+func readGridFile(path string, kind func(string) (lists.Kind, bool)) (*sweep.GridFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("invalid --grid: %v", err)
@@ -452,7 +453,7 @@ func openSweep(dir string) (*sweep.Sweep, *sweep.Results, error) {
 
 func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 	if o.out != "" {
-		if _, err := sweep.FormatOf(o.out); err != nil {
+		if _, err := table.FormatOf(o.out); err != nil {
 			return usagef("invalid -o: %v", err)
 		}
 	}
@@ -465,7 +466,7 @@ func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 		return err
 	}
 	if o.out == "" {
-		if err := t.Write(stdout, sweep.CSV); err != nil {
+		if err := t.Write(stdout, table.CSV); err != nil {
 			return err
 		}
 	} else if err := t.WriteFile(o.out); err != nil {
@@ -538,7 +539,7 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 		}
 	}
 	for _, t := range s.Tasks {
-		if r := res.Records[t.ID]; r != nil && r.Status == sweep.Failed {
+		if r := res.Records[t.ID]; r != nil && r.State == sweep.Failed {
 			st.Failures = append(st.Failures, report.Failure{ID: t.ID, Point: t.Point.String(), Error: r.Error})
 		}
 	}

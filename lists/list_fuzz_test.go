@@ -1,4 +1,4 @@
-package sweep
+package lists
 
 import (
 	"errors"
@@ -97,12 +97,12 @@ func nonFinite(s string) bool {
 	return strings.Contains(l, "nan") || strings.Contains(l, "inf")
 }
 
-// ParseList (and ParseInts, ParseFloats): no panic; an error is a
-// *ListError naming the flag and the input; at most MaxValues values (and
+// Parse (and ParseInts, ParseFloats): no panic; an error is a
+// *Error naming the flag and the input; at most MaxValues values (and
 // MaxEntries numbers in all); each value canonical, finite and parsing
 // back to itself, alone or with the others, as a list of its own texts;
 // NaN and Inf rejected.
-func FuzzParseList(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for i, s := range listSeeds {
 		f.Add("load", uint8(i%6), s)
 	}
@@ -111,18 +111,18 @@ func FuzzParseList(f *testing.F) {
 	f.Add("", uint8(Word), "x")
 	f.Fuzz(func(t *testing.T, flag string, kind uint8, s string) {
 		k := Kind(kind % uint8(len(kindNames)))
-		vs, err := ParseList(flag, k, s)
+		vs, err := Parse(flag, k, s)
 		if err != nil {
-			var le *ListError
+			var le *Error
 			if !errors.As(err, &le) || le.Flag != flag || le.Input != s || !strings.Contains(err.Error(), "--"+flag+" ") {
-				t.Fatalf("ParseList(%q, %v, %q): error %v does not name the flag and the input", flag, k, s, err)
+				t.Fatalf("Parse(%q, %v, %q): error %v does not name the flag and the input", flag, k, s, err)
 			}
 		} else {
 			if len(vs) == 0 || len(vs) > MaxValues {
-				t.Fatalf("ParseList(%v, %q): %d values", k, s, len(vs))
+				t.Fatalf("Parse(%v, %q): %d values", k, s, len(vs))
 			}
 			if k != Word && nonFinite(s) {
-				t.Fatalf("ParseList(%v, %q) = %v: accepted a non-finite number", k, s, vs)
+				t.Fatalf("Parse(%v, %q) = %v: accepted a non-finite number", k, s, vs)
 			}
 			entries := 0
 			for i, v := range vs {
@@ -131,13 +131,13 @@ func FuzzParseList(f *testing.F) {
 					continue // a long range: check its ends and a sample (the fuzzer's speed)
 				}
 				checkValue(t, k, v)
-				one, err := ParseList(flag, k, v.text)
+				one, err := Parse(flag, k, v.text)
 				if err != nil || len(one) != 1 || !valuesEqual(one[0], v) {
-					t.Fatalf("ParseList(%v, %q) = %+v, %v; want the one value", k, v.text, one, err)
+					t.Fatalf("Parse(%v, %q) = %+v, %v; want the one value", k, v.text, one, err)
 				}
 			}
 			if entries > MaxEntries {
-				t.Fatalf("ParseList(%v, %q): %d numbers in all", k, s, entries)
+				t.Fatalf("Parse(%v, %q): %d numbers in all", k, s, entries)
 			}
 			sep := ","
 			if k.Vector() {
@@ -147,14 +147,14 @@ func FuzzParseList(f *testing.F) {
 			for i, v := range vs {
 				texts[i] = v.text
 			}
-			if back, err := ParseList(flag, k, strings.Join(texts, sep)); err != nil || !listsEqual(back, vs) {
-				t.Fatalf("ParseList(%v, %q): the canonical list parses to %d values, %v", k, s, len(back), err)
+			if back, err := Parse(flag, k, strings.Join(texts, sep)); err != nil || !listsEqual(back, vs) {
+				t.Fatalf("Parse(%v, %q): the canonical list parses to %d values, %v", k, s, len(back), err)
 			}
 		}
 		if k == Int {
 			is, ierr := ParseInts(flag, s)
 			if (ierr == nil) != (err == nil) || len(is) != len(vs) {
-				t.Fatalf("ParseInts(%q) = %v, %v; ParseList: %v", s, is, ierr, err)
+				t.Fatalf("ParseInts(%q) = %v, %v; Parse: %v", s, is, ierr, err)
 			}
 			for i, v := range vs {
 				if int64(is[i]) != v.i {
@@ -165,7 +165,7 @@ func FuzzParseList(f *testing.F) {
 		if k == Float {
 			fs, ferr := ParseFloats(flag, s)
 			if (ferr == nil) != (err == nil) || len(fs) != len(vs) {
-				t.Fatalf("ParseFloats(%q) = %v, %v; ParseList: %v", s, fs, ferr, err)
+				t.Fatalf("ParseFloats(%q) = %v, %v; Parse: %v", s, fs, ferr, err)
 			}
 			for i, v := range vs {
 				if fs[i] != v.f {
@@ -224,7 +224,7 @@ func TestListBounds(t *testing.T) {
 		{FloatVector, strings.Repeat("1..10000;", 10) + "1", 0},
 		{IntVector, "1..10001", 0},
 	} {
-		vs, err := ParseList("x", c.kind, c.in)
+		vs, err := Parse("x", c.kind, c.in)
 		if c.n == 0 && err == nil {
 			t.Errorf("%v %.40q: %d values, want an error", c.kind, c.in, len(vs))
 		}

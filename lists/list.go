@@ -1,4 +1,4 @@
-package sweep
+package lists
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func ParseKind(s string) (Kind, error) {
 			return Kind(k), nil
 		}
 	}
-	return 0, fmt.Errorf("sweep: unknown kind %q", s)
+	return 0, fmt.Errorf("lists: unknown kind %q", s)
 }
 
 // Vector reports whether a value of the kind is itself a comma list.
@@ -103,31 +103,41 @@ func (v Value) Bool() bool { return v.b }
 // Vector is the entries of a FloatVector or IntVector.
 func (v Value) Vector() []float64 { return v.vec }
 
-// cell is the value as a table cell: int64, float64, bool or string.
-func (v Value) cell() any {
-	switch v.kind {
-	case Int:
-		return v.i
-	case Float:
-		return v.f
-	case Bool:
-		return v.b
+// Ints is the entries of an IntVector, exactly (beyond 2⁵³ too).
+func (v Value) Ints() []int64 { return v.ivec }
+
+// ValueOf is the value holding x: an int64 is an Int, a float64 a Float
+// (in canonical text, with no −0), a bool a Bool and a string a Word. Other
+// types, and a NaN or infinite float64, are an error.
+func ValueOf(x any) (Value, error) {
+	switch x := x.(type) {
+	case int64:
+		return intValue(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return Value{}, fmt.Errorf("%v is not a finite number", x)
+		}
+		return floatValue(x), nil
+	case bool:
+		return Value{kind: Bool, text: strconv.FormatBool(x), b: x}, nil
+	case string:
+		return Value{kind: Word, text: x}, nil
 	}
-	return v.text
+	return Value{}, fmt.Errorf("%v (%T) is not a number, boolean or string", x, x)
 }
 
-// ListError is a malformed list or range given to a flag.
-type ListError struct {
+// Error is a malformed list or range given to a flag.
+type Error struct {
 	Flag  string // the flag's name, without dashes
 	Input string // the text given
 	Msg   string
 }
 
-func (e *ListError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("invalid --%s %q: %s", e.Flag, e.Input, e.Msg)
 }
 
-// ParseList parses the list given to flag for values of the given kind,
+// Parse parses the list given to flag for values of the given kind,
 // in the grammar shared by every flag of fluid (see the package
 // documentation):
 //
@@ -141,9 +151,9 @@ func (e *ListError) Error() string {
 // (each value a comma list in the same grammar). Float values from ranges
 // are rounded to the decimals of A, B and S, so 0.80..0.95:0.05 gives 0.85
 // and not 0.8500000000000001. At most MaxValues values.
-func ParseList(flag string, kind Kind, s string) ([]Value, error) {
+func Parse(flag string, kind Kind, s string) ([]Value, error) {
 	bad := func(format string, a ...any) error {
-		return &ListError{Flag: flag, Input: s, Msg: fmt.Sprintf(format, a...)}
+		return &Error{Flag: flag, Input: s, Msg: fmt.Sprintf(format, a...)}
 	}
 	if kind.Vector() {
 		var out []Value
@@ -206,25 +216,25 @@ func ParseValue(kind Kind, s string) (Value, error) {
 	return Value{kind: Word, text: s}, nil
 }
 
-// ParseInts parses a list of integers for flag (see ParseList).
+// ParseInts parses a list of integers for flag (see Parse).
 func ParseInts(flag, s string) ([]int, error) {
-	vs, err := ParseList(flag, Int, s)
+	vs, err := Parse(flag, Int, s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(vs))
 	for i, v := range vs {
 		if int64(int(v.i)) != v.i {
-			return nil, &ListError{Flag: flag, Input: s, Msg: fmt.Sprintf("%d is out of range", v.i)}
+			return nil, &Error{Flag: flag, Input: s, Msg: fmt.Sprintf("%d is out of range", v.i)}
 		}
 		out[i] = int(v.i)
 	}
 	return out, nil
 }
 
-// ParseFloats parses a list of numbers for flag (see ParseList).
+// ParseFloats parses a list of numbers for flag (see Parse).
 func ParseFloats(flag, s string) ([]float64, error) {
-	vs, err := ParseList(flag, Float, s)
+	vs, err := Parse(flag, Float, s)
 	if err != nil {
 		return nil, err
 	}

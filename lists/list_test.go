@@ -1,4 +1,4 @@
-package sweep
+package lists
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ func texts(vs []Value) string {
 	return strings.Join(s, " ")
 }
 
-func TestParseList(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		kind Kind
 		in   string
@@ -51,14 +51,14 @@ func TestParseList(t *testing.T) {
 		{FloatVector, "0.25..1:0.25", "0.25,0.5,0.75,1"},
 		{IntVector, "10,20;30", "10,20 30"},
 	} {
-		got, err := ParseList("x", c.kind, c.in)
+		got, err := Parse("x", c.kind, c.in)
 		if err != nil || texts(got) != c.want {
 			t.Errorf("%v %q: %q, %v; want %q", c.kind, c.in, texts(got), err, c.want)
 		}
 	}
 }
 
-func TestParseListErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, c := range []struct {
 		kind Kind
 		in   string
@@ -102,22 +102,22 @@ func TestParseListErrors(t *testing.T) {
 		{FloatVector, "0.7,,0.3", "empty entry"},
 		{FloatVector, "0.7,x", "not a number"},
 	} {
-		_, err := ParseList("load", c.kind, c.in)
-		var le *ListError
+		_, err := Parse("load", c.kind, c.in)
+		var le *Error
 		if !errors.As(err, &le) || le.Flag != "load" || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "invalid --load ") {
-			t.Errorf("%v %q: %v, want a ListError for --load mentioning %q", c.kind, c.in, err, c.want)
+			t.Errorf("%v %q: %v, want a Error for --load mentioning %q", c.kind, c.in, err, c.want)
 		}
 	}
 }
 
 func TestFloatRangeTolerance(t *testing.T) {
 	// Within 1e-9 of a step of landing: accepted, and the end is B itself.
-	vs, err := ParseList("x", Float, "0..1.0000000000001:0.1")
+	vs, err := Parse("x", Float, "0..1.0000000000001:0.1")
 	if err != nil || len(vs) != 11 || vs[10].Float() != 1.0000000000001 {
 		t.Fatalf("%v %v", texts(vs), err)
 	}
 	// A step that repeats a binary fraction many times stays exact.
-	vs, err = ParseList("x", Float, "0..3:0.1")
+	vs, err = Parse("x", Float, "0..3:0.1")
 	if err != nil || len(vs) != 31 {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sweep
+package table
 
 import (
 	"bufio"
@@ -19,6 +19,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/fluidlb/fluid/internal/atomicfile"
+	"github.com/fluidlb/fluid/internal/ordered"
+	"github.com/fluidlb/fluid/lists"
 )
 
 // Table file formats.
@@ -56,7 +58,7 @@ func (t *Table) Write(w io.Writer, format string) error {
 	case Parquet:
 		return t.writeParquet(w)
 	}
-	return fmt.Errorf("sweep: unknown table format %q", format)
+	return fmt.Errorf("table: unknown format %q", format)
 }
 
 // WriteFile writes the table to path atomically (a temporary file renamed
@@ -122,7 +124,7 @@ func (t *Table) writeJSONL(w io.Writer) error {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					b.WriteString("null")
 				} else {
-					b.WriteString(FormatFloat(x))
+					b.WriteString(lists.FormatFloat(x))
 				}
 			case int64, bool:
 				b.WriteString(formatCell(x))
@@ -151,7 +153,7 @@ func (t *Table) writeParquet(w io.Writer) error {
 	fields := make([]reflect.StructField, len(t.Columns))
 	for i, c := range t.Columns {
 		if c.Name == "" || strings.ContainsAny(c.Name, ",\"`") {
-			return fmt.Errorf("sweep: column name %q cannot be written to Parquet", c.Name)
+			return fmt.Errorf("table: column name %q cannot be written to Parquet", c.Name)
 		}
 		fields[i] = reflect.StructField{
 			Name: fmt.Sprintf("F%d", i),
@@ -187,11 +189,11 @@ func (t *Table) writeParquet(w io.Writer) error {
 	return pw.Close()
 }
 
-// ReadTable reads a table written by Write (or any CSV with a header row,
+// Read reads a table written by Write (or any CSV with a header row,
 // JSON Lines of flat objects, or flat Parquet file), in the format of the
 // file's extension. CSV and JSON Lines columns get the narrowest type that
 // holds their values; Parquet columns keep theirs.
-func ReadTable(path string) (*Table, error) {
+func Read(path string) (*Table, error) {
 	format, err := FormatOf(path)
 	if err != nil {
 		return nil, err
@@ -229,7 +231,7 @@ func readCSV(r io.Reader) (*Table, error) {
 	}
 	t := &Table{}
 	for _, name := range recs[0] {
-		t.Columns = append(t.Columns, TableColumn{Name: name})
+		t.Columns = append(t.Columns, Column{Name: name})
 	}
 	for j := range t.Columns {
 		vals := make([]any, 0, len(recs)-1)
@@ -265,18 +267,18 @@ func textValue(s string) any {
 
 func readJSONL(r io.Reader) (*Table, error) {
 	cols := &columnSet{index: map[string]int{}}
-	var objs []object
+	var objs []ordered.Object
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			v, derr := decodeOrdered(b)
-			o, ok := v.(object)
+			v, derr := ordered.Decode(b)
+			o, ok := v.(ordered.Object)
 			if derr != nil || !ok {
 				return nil, fmt.Errorf("line %d: not a JSON object", line)
 			}
 			for _, f := range o {
-				cols.add(f.key)
+				cols.add(f.Key)
 			}
 			objs = append(objs, o)
 		}
@@ -292,12 +294,12 @@ func readJSONL(r io.Reader) (*Table, error) {
 	for i, o := range objs {
 		cells[i] = make([]any, len(cols.names))
 		for _, f := range o {
-			switch f.val.(type) {
-			case object, []any:
-				b, _ := json.Marshal(plain(f.val))
-				cells[i][cols.index[f.key]] = string(b)
+			switch f.Value.(type) {
+			case ordered.Object, []any:
+				b, _ := json.Marshal(ordered.Plain(f.Value))
+				cells[i][cols.index[f.Key]] = string(b)
 			default:
-				cells[i][cols.index[f.key]] = f.val
+				cells[i][cols.index[f.Key]] = f.Value
 			}
 		}
 	}
@@ -306,10 +308,10 @@ func readJSONL(r io.Reader) (*Table, error) {
 		for i := range objs {
 			vals[i] = cells[i][j]
 		}
-		t.Columns = append(t.Columns, TableColumn{Name: name, Type: columnType(vals)})
+		t.Columns = append(t.Columns, Column{Name: name, Type: columnType(vals)})
 	}
 	if len(cols.names) == 0 {
-		return t, nil // objects without fields: no table rows (as TableOf)
+		return t, nil // objects without fields: no table rows (as Of)
 	}
 	for i := range objs {
 		row := make([]any, len(cols.names))
@@ -319,25 +321,6 @@ func readJSONL(r io.Reader) (*Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
-}
-
-// plain turns an ordered JSON value back into encoding/json's types.
-func plain(v any) any {
-	switch x := v.(type) {
-	case object:
-		m := make(map[string]any, len(x))
-		for _, f := range x {
-			m[f.key] = plain(f.val)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = plain(e)
-		}
-		return a
-	}
-	return v
 }
 
 // readParquet reads a Parquet table of size bytes from f. A corrupt file
@@ -388,7 +371,7 @@ func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
 		default:
 			return nil, fmt.Errorf("column %q has type %v", fl.Name(), fl.Type())
 		}
-		t.Columns = append(t.Columns, TableColumn{Name: fl.Name(), Type: typ})
+		t.Columns = append(t.Columns, Column{Name: fl.Name(), Type: typ})
 	}
 	r := parquet.NewReader(pf, pf.Schema()) // pf, not f: no second open (which panics on errors)
 	defer r.Close()
