@@ -15,21 +15,21 @@ import (
 
 // Check is one theory value against one simulated estimate.
 type Check struct {
-	Case     string `json:"case"`
-	Source   string `json:"source"`   // the published result or closed form checked
-	Quantity string `json:"quantity"` // what is compared
-	N        int    `json:"servers"`
+	Case     string
+	Source   string // the published result or closed form checked
+	Quantity string // what is compared
+	N        int
 	// Theory is the prediction (after Settings.Break, if it applies).
-	Theory float64 `json:"theory"`
+	Theory float64
 	// Allow is the stated finite-N allowance added to the interval.
-	Allow float64 `json:"allow"`
+	Allow float64
 	// Sim is the simulated mean with its 95% half-width.
-	Sim sim.Estimate `json:"sim"`
+	Sim sim.Estimate
 	// Half is the half-width of the verdict's interval: the 99.9% Student t
 	// interval of Sim (see Verdict).
-	Half    float64 `json:"half_width_999"`
-	Pass    bool    `json:"pass"`
-	Seconds float64 `json:"seconds"` // the case's wall time
+	Half    float64
+	Pass    bool
+	Seconds float64 // the case's wall time
 	// brokenPass is the verdict the same simulation gets against a broken
 	// theory value (see Settings.Break): tests require it to be false.
 	brokenPass bool
@@ -91,15 +91,15 @@ type Settings struct {
 
 // Report is the outcome of Run.
 type Report struct {
-	Checks  []Check `json:"checks"`
-	Cases   int     `json:"cases"`
-	Failed  int     `json:"failed"` // failed checks
-	Seconds float64 `json:"seconds"`
-	Quick   bool    `json:"quick"`
+	Checks  []Check
+	Cases   int
+	Failed  int // failed checks
+	Seconds float64
+	Quick   bool
 	// Interrupted: Settings.Stop ended the run; Checks are those of the
 	// cases that finished, Done of Cases.
-	Interrupted bool `json:"interrupted"`
-	Done        int  `json:"done"` // cases finished
+	Interrupted bool
+	Done        int // cases finished
 }
 
 // env is what a case's run sees.

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
@@ -242,15 +243,15 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 			row.InfiniteScaled = ptr(r.Infinite.Scaled)
 		}
 		if r.Status == solver.NotSettled {
-			row.Status = report.EdgeAboveRange
+			row.Status = outcome.AboveRange.Name()
 			row.Bracket = []float64{r.Lo}
 			return row
 		}
 		if !r.Found {
-			row.Status = report.EdgeNone
+			row.Status = outcome.NoEdge.Name()
 			return row
 		}
-		row.Status = report.EdgeFound
+		row.Status = outcome.EdgeFound.Name()
 		row.Mechanism = ptr("escape within the horizon")
 		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 		row.Bracket = []float64{r.Lo, r.Hi}
@@ -260,10 +261,10 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		return row
 	}
 	if !r.Found {
-		row.Status = report.EdgeNone
+		row.Status = outcome.NoEdge.Name()
 		return row
 	}
-	row.Status = report.EdgeFound
+	row.Status = outcome.EdgeFound.Name()
 	row.Mechanism = ptr(r.Mechanism.String())
 	row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 	row.Bracket = []float64{r.Lo, r.Hi}
@@ -353,7 +354,7 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		switch {
 		case row.Scaled != nil:
 			edge = fmt.Sprintf("%.4f", *row.Scaled)
-		case row.Status == report.EdgeNone:
+		case row.Status == outcome.NoEdge.Name():
 			edge = inf
 		case len(row.Bracket) == 1:
 			edge = fmt.Sprintf("above T = %.4g", row.Bracket[0])

@@ -257,9 +257,9 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 		Start: c.Start.String(), Jobs: c.Jobs, Warmup: c.Warmup, Level: c.Level,
 		Status: res.Status(), Reps: len(res.Reps), Rounds: res.Rounds,
 		Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95, HalfWidth: res.Sojourn.HalfWidth,
-		Sojourn: res.Sojourn, Slowdown: res.Slowdown, SlowdownOver10: res.SlowdownTail,
-		MeanWait: res.Wait, ProbWait: res.WaitProb, MeanDelay: res.Delay, BusyAtArrival: res.BusyAtArrival,
-		BoardMean: res.BoardMean, Correlation: res.Correlation,
+		Sojourn: estimate(res.Sojourn), Slowdown: estimatePtr(res.Slowdown), SlowdownOver10: estimate(res.SlowdownTail),
+		MeanWait: estimatePtr(res.Wait), ProbWait: estimatePtr(res.WaitProb), MeanDelay: estimate(res.Delay), BusyAtArrival: estimate(res.BusyAtArrival),
+		BoardMean: estimatePtr(res.BoardMean), Correlation: estimatePtr(res.Correlation),
 		JobsMeasured: res.Jobs, Events: res.Events, Seconds: res.Seconds, EventsPerSecond: res.EventsPerSecond,
 	}
 	if res.Slowdown == nil {
@@ -280,9 +280,9 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 		rep.Beta = farm.Allotment(c.Beta, len(c.Alpha))
 		rep.Exchange = ptr(c.Exchange)
 		if c.Policy.Kind == farm.JIQBlocking {
-			rep.Blocking = ptr(res.Blocking)
+			rep.Blocking = ptr(estimate(res.Blocking))
 		} else {
-			rep.FractionRandom = ptr(res.RandomFraction)
+			rep.FractionRandom = ptr(estimate(res.RandomFraction))
 		}
 	}
 	if c.Period > 0 && c.Load < 1 {
@@ -295,6 +295,12 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 	}
 	return rep
 }
+
+// estimate is a simulated estimate as the reports write it.
+func estimate(e sim.Estimate) report.Estimate { return report.Estimate(e) }
+
+// estimatePtr is estimate of an estimate that may be absent (nil).
+func estimatePtr(e *sim.Estimate) *report.Estimate { return (*report.Estimate)(e) }
 
 func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	c := res.Config

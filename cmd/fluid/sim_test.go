@@ -12,7 +12,6 @@ import (
 
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/sim"
 )
 
 func TestSimJSON(t *testing.T) {
@@ -311,7 +310,7 @@ func TestFiniteReport(t *testing.T) {
 		t.Errorf("NaN in a series: %v", err)
 	}
 	rep = &report.Sim{Mean: 1}
-	rep.BoardMean = &sim.Estimate{CI95: math.Inf(1)}
+	rep.BoardMean = &report.Estimate{CI95: math.Inf(1)}
 	if err := finiteReport(rep); err == nil || !strings.Contains(err.Error(), "BoardMean.CI95") {
 		t.Errorf("infinite half-width: %v", err)
 	}

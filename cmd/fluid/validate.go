@@ -99,7 +99,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		}
 		return err
 	}
-	doc := &report.Validate{Header: report.NewHeader("validate"), Seed: o.seed, Filter: o.filter, Report: rep}
+	doc := validateReport(rep, o)
 	if o.csv {
 		if err := writeCSVReport(stdout, doc, "checks"); err != nil {
 			return err
@@ -118,6 +118,17 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		return fmt.Errorf("%w: %d of %d checks", errChecksFailed, rep.Failed, len(rep.Checks))
 	}
 	return nil
+}
+
+// validateReport is the JSON document of a validation run.
+func validateReport(rep *validate.Report, o *validateOptions) *report.Validate {
+	doc := &report.Validate{Header: report.NewHeader("validate"), Seed: o.seed, Filter: o.filter,
+		Cases: rep.Cases, Failed: rep.Failed, Seconds: rep.Seconds, Quick: rep.Quick, Interrupted: rep.Interrupted, Done: rep.Done}
+	for _, c := range rep.Checks {
+		doc.Checks = append(doc.Checks, report.Check{Case: c.Case, Source: c.Source, Quantity: c.Quantity, N: c.N,
+			Theory: c.Theory, Allow: c.Allow, Sim: estimate(c.Sim), Half: c.Half, Pass: c.Pass, Seconds: c.Seconds})
+	}
+	return doc
 }
 
 func writeValidateText(w io.Writer, rep *validate.Report) error {
