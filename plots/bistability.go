@@ -9,6 +9,7 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
 )
 
@@ -92,8 +93,7 @@ func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData
 		per := int(load * n * T)
 		pt := BistabilityPoint{Period: T}
 		for j, st := range []farm.Start{{}, {Kind: farm.Half, Jobs: int(0.1 * T)}} {
-			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
-				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Progress: m.arrivals()})
+			res, err := sim.Run(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: st}, &sim.Settings{Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Run: outcome.Run{Progress: m.arrivals()}})
 			if err != nil {
 				return nil, err
 			}

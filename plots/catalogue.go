@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Settings control Make. The zero value computes full-quality data.
@@ -65,13 +67,13 @@ func (m *meter) add(n int) {
 	m.report(m.done, m.total)
 }
 
-// arrivals is a sim.Config.Progress counting a unit per chunk of 65,536
+// arrivals is a sim.Settings.Progress counting a unit per chunk of 65,536
 // simulated arrivals (nil for a nil meter).
-func (m *meter) arrivals() func(int64) {
+func (m *meter) arrivals() outcome.Progress {
 	if m == nil {
 		return nil
 	}
-	return func(n int64) { m.add(int(n / 0x10000)) }
+	return func(int64, int64, string) { m.add(1) }
 }
 
 // checker is data that can tell whether it is complete and drawable.

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 // EdgePoint is one entry of the tipping-edge table.
@@ -126,21 +126,16 @@ func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 	return NewEdgeData(res, brs)
 }
 
-// SimulateEdgeBracket measures the finite-N edge by simulation: runs of N
-// servers from the empty start, stopped at the tip, for 100 refresh
-// periods at eight periods T(1−λ)² = 2.6 … 4.0 (quick: 12 runs each;
-// otherwise 16), and the logistic fit of the fraction that tipped (see
-// validate.SimulateTipCurve).
-func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*EdgeBracket, error) {
-	return simulateEdgeBracket(k, load, n, quick, seed, nil)
-}
-
-// bracketPeriods is the number of periods SimulateEdgeBracket simulates
+// bracketPeriods is the number of periods simulateEdgeBracket simulates
 // (eight, and two refinements).
 const bracketPeriods = 10
 
-// simulateEdgeBracket is SimulateEdgeBracket, calling step (if not nil)
-// after each period.
+// simulateEdgeBracket measures the finite-N edge by simulation: runs of N
+// servers from the empty start, stopped at the tip, for 100 refresh
+// periods at eight periods T(1−λ)² = 2.6 … 4.0 (quick: 12 runs each;
+// otherwise 16) and two refinements, and the logistic fit of the fraction
+// that tipped (package tipping). It calls step (if not nil) after each
+// period.
 func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, step func()) (*EdgeBracket, error) {
 	reps := 16
 	if quick {
@@ -150,15 +145,15 @@ func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, st
 	for i := range 8 {
 		grid = append(grid, 2.6+0.2*float64(i))
 	}
-	set := &validate.TipCurveSettings{Scaled: grid, Refine: bracketPeriods - len(grid), Reps: reps, Horizon: 100, Seed: seed}
+	set := &tipping.Settings{Scaled: grid, Refine: bracketPeriods - len(grid), Reps: reps, Horizon: 100, Seed: seed}
 	if step != nil {
-		set.Progress = func(int, int) { step() }
+		set.Progress = func(int64, int64, string) { step() }
 	}
-	c, err := validate.SimulateTipCurve(k, load, n, set)
+	c, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: n}, set)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != solver.Converged {
+	if c.Status != outcome.Converged {
 		return nil, fmt.Errorf("plots: no simulated edge for k = %d, λ = %v, N = %d in T(1−λ)² ∈ [2.6, 4.0]", k, load, n)
 	}
 	return &EdgeBracket{K: k, Load: load, N: n, Horizon: 100, Edge: c.Edge, Lo: c.EdgeLo, Hi: c.EdgeHi}, nil

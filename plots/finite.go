@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 // TipCurveData is the probability of tipping within the horizon against
@@ -131,8 +131,8 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
 		}
 		n := c.N
-		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
-			Horizon: horizon, Seed: seed + uint64(1000*i), Progress: func(int, int) { m.add(max(n/12, 1)) }})
+		sc, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: c.N}, &tipping.Settings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
+			Horizon: horizon, Seed: seed + uint64(1000*i), Run: outcome.Run{Progress: func(int64, int64, string) { m.add(max(n/12, 1)) }}})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 			c.SimLo = append(c.SimLo, p.Lo)
 			c.SimHi = append(c.SimHi, p.Hi)
 		}
-		if sc.Status == solver.Converged {
+		if sc.Status == outcome.Converged {
 			c.SimEdge, c.SimEdgeLo, c.SimEdgeHi = &sc.Edge, &sc.EdgeLo, &sc.EdgeHi
 		}
 	}

@@ -178,8 +178,7 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
-	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking},
-		Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
+	res, err := sim.Run(&sim.Model{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/solver"
 )
@@ -277,8 +278,7 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 		if err != nil {
 			return sim.Estimate{}, err
 		}
-		res, err := sim.Run(sim.Config{Servers: n, Load: load, Policy: p, Discipline: d, Sizes: z, Period: period, Jobs: jobs, Reps: reps, Seed: s,
-			Progress: m.arrivals()})
+		res, err := sim.Run(&sim.Model{Servers: n, Load: load, Policy: p, Discipline: d, Sizes: z, Period: period}, &sim.Settings{Jobs: jobs, Reps: reps, Seed: s, Run: outcome.Run{Progress: m.arrivals()}})
 		if err != nil {
 			return sim.Estimate{}, err
 		}

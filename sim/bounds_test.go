@@ -11,14 +11,15 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Issue 16: inputs that crashed, exhausted memory, hung or printed a wrong
-// number are refused by Run before any work (by Config.Normalized, which
-// Run calls first), fast, with an error naming the Config field and
+// number are refused by Run before any work (by Normalized, which
+// Run calls first), fast, with an error naming the Model or Settings field and
 // stating the bound.
 func TestRefusedBeforeWork(t *testing.T) {
-	base := Config{Servers: 100, Load: 0.9}
+	base := config{Model: Model{Servers: 100, Load: 0.9}}
 	pol := func(s string) farm.Policy {
 		p, err := farm.ParsePolicy(s)
 		if err != nil {
@@ -28,48 +29,48 @@ func TestRefusedBeforeWork(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		mod   func(*Config)
+		mod   func(*config)
 		field string
 		says  string // a fragment of the message: the bound
 	}{
-		{"a billion replications", func(c *Config) { c.Reps, c.Jobs = 1e9, 1 }, "Reps", "at most 100000"},
-		{"2²⁸ servers (was: 6 GB and counting)", func(c *Config) { c.Servers, c.Jobs, c.Reps = 1<<28, 1000, 1 }, "Servers", "2 GiB"},
-		{"2²⁸+1 servers", func(c *Config) { c.Servers = 1<<28 + 1 }, "Servers", "at most"},
-		{"board refreshed every 10⁻⁶ (was: hang)", func(c *Config) { c.Policy, c.Period = pol("board-jsq"), 1e-6 }, "Period", "1000 per arrival"},
-		{"correlation age 10⁻¹² (was: hang)", func(c *Config) { c.CorrelationAge = 1e-12 }, "CorrelationAge", "10 per arrival"},
-		{"token exchange 10³⁰⁸ (was: hang)", func(c *Config) { c.Policy, c.Exchange = pol("jiq-queueing"), 1e308 }, "Exchange", "1000 per arrival"},
-		{"token exchange 10⁶", func(c *Config) { c.Policy, c.Exchange = pol("jiq-blocking"), 1e6 }, "Exchange", "ν ≤ 900"},
-		{"best of 10⁹ with replacement", func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 1e9, Replacement: true} }, "Policy", "1 to 1000"},
-		{"replacement without sampling", func(c *Config) { c.Policy = farm.Policy{Kind: farm.Random, Replacement: true} }, "Policy", "replacement"},
-		{"10¹⁵ jobs", func(c *Config) { c.Jobs = 1e15 }, "Jobs", "2⁴⁰"},
-		{"2·10¹¹ jobs, 8 replications", func(c *Config) { c.Jobs = 2e11 }, "Jobs", "1e+12"},
-		{"λ = 10⁻³⁰⁰", func(c *Config) { c.Load = 1e-300 }, "Load", "2⁴⁰"},
-		{"λ = 10³⁰⁸ under JIQ blocking (was: 0 ± 0)", func(c *Config) { c.Policy, c.Load = pol("jiq-blocking"), 1e308 }, "Load", "λ ≤ 1e+04"},
-		{"h2:10¹² (was: 0.527 ± 0.001)", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e12} }, "Sizes", "1e+14 measured jobs"},
-		{"h2:10⁴ in 10⁵ jobs", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e4} }, "Sizes", "cannot be resolved"},
-		{"h2:1000 in one replication of 10⁵ jobs", func(c *Config) { c.Sizes, c.Reps = farm.Sizes{Kind: farm.H2, SCV: 1000}, 1 }, "Sizes", "batch"},
-		{"pareto:1.0001 under PS (was: 0.0069)", func(c *Config) {
+		{"a billion replications", func(c *config) { c.Reps, c.Jobs = 1e9, 1 }, "Reps", "at most 100000"},
+		{"2²⁸ servers (was: 6 GB and counting)", func(c *config) { c.Servers, c.Jobs, c.Reps = 1<<28, 1000, 1 }, "Servers", "2 GiB"},
+		{"2²⁸+1 servers", func(c *config) { c.Servers = 1<<28 + 1 }, "Servers", "at most"},
+		{"board refreshed every 10⁻⁶ (was: hang)", func(c *config) { c.Policy, c.Period = pol("board-jsq"), 1e-6 }, "Period", "1000 per arrival"},
+		{"correlation age 10⁻¹² (was: hang)", func(c *config) { c.CorrelationAge = 1e-12 }, "CorrelationAge", "10 per arrival"},
+		{"token exchange 10³⁰⁸ (was: hang)", func(c *config) { c.Policy, c.Exchange = pol("jiq-queueing"), 1e308 }, "Exchange", "1000 per arrival"},
+		{"token exchange 10⁶", func(c *config) { c.Policy, c.Exchange = pol("jiq-blocking"), 1e6 }, "Exchange", "ν ≤ 900"},
+		{"best of 10⁹ with replacement", func(c *config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 1e9, Replacement: true} }, "Policy", "1 to 1000"},
+		{"replacement without sampling", func(c *config) { c.Policy = farm.Policy{Kind: farm.Random, Replacement: true} }, "Policy", "replacement"},
+		{"10¹⁵ jobs", func(c *config) { c.Jobs = 1e15 }, "Jobs", "2⁴⁰"},
+		{"2·10¹¹ jobs, 8 replications", func(c *config) { c.Jobs = 2e11 }, "Jobs", "1e+12"},
+		{"λ = 10⁻³⁰⁰", func(c *config) { c.Load = 1e-300 }, "Load", "2⁴⁰"},
+		{"λ = 10³⁰⁸ under JIQ blocking (was: 0 ± 0)", func(c *config) { c.Policy, c.Load = pol("jiq-blocking"), 1e308 }, "Load", "λ ≤ 1e+04"},
+		{"h2:10¹² (was: 0.527 ± 0.001)", func(c *config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e12} }, "Sizes", "1e+14 measured jobs"},
+		{"h2:10⁴ in 10⁵ jobs", func(c *config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1e4} }, "Sizes", "cannot be resolved"},
+		{"h2:1000 in one replication of 10⁵ jobs", func(c *config) { c.Sizes, c.Reps = farm.Sizes{Kind: farm.H2, SCV: 1000}, 1 }, "Sizes", "batch"},
+		{"pareto:1.0001 under PS (was: 0.0069)", func(c *config) {
 			c.Sizes, c.Discipline = farm.Sizes{Kind: farm.Pareto, Shape: 1.0001}, farm.PS
 		}, "Sizes", "cannot be resolved"},
-		{"pareto:1.2 under PS in 10⁵ jobs", func(c *Config) {
+		{"pareto:1.2 under PS in 10⁵ jobs", func(c *config) {
 			c.Sizes, c.Discipline = farm.Sizes{Kind: farm.Pareto, Shape: 1.2}, farm.PS
 		}, "Sizes", "3.06e+06 measured jobs"},
-		{"pareto:2 under FCFS (was: a finite number)", func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 2} }, "Sizes", "infinite"},
-		{"pareto:1.5 under FCFS, best of 2", func(c *Config) {
+		{"pareto:2 under FCFS (was: a finite number)", func(c *config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 2} }, "Sizes", "infinite"},
+		{"pareto:1.5 under FCFS, best of 2", func(c *config) {
 			c.Sizes, c.Policy = farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, pol("jsqd:2")
 		}, "Sizes", "infinite"},
-		{"pareto:1.05 under FCFS, least-work with 10 spare servers", func(c *Config) {
+		{"pareto:1.05 under FCFS, least-work with 10 spare servers", func(c *config) {
 			c.Sizes, c.Policy = farm.Sizes{Kind: farm.Pareto, Shape: 1.05}, pol("least-work")
 		}, "Sizes", "1.1"},
-		{"hot:2⁶² on 4 servers (the int64 product wrapped)", func(c *Config) { c.Servers, c.Start = 4, farm.Start{Kind: farm.Hot, Jobs: 1 << 62} }, "Start", "too many jobs"},
-		{"two billion jobs at one server", func(c *Config) { c.Servers, c.Start = 1, farm.Start{Kind: farm.Hot, Jobs: 2e9} }, "Start", "GiB"},
-		{"tally with 10⁴ dispatchers on 10⁵ servers", func(c *Config) {
+		{"hot:2⁶² on 4 servers (the int64 product wrapped)", func(c *config) { c.Servers, c.Start = 4, farm.Start{Kind: farm.Hot, Jobs: 1 << 62} }, "Start", "too many jobs"},
+		{"two billion jobs at one server", func(c *config) { c.Servers, c.Start = 1, farm.Start{Kind: farm.Hot, Jobs: 2e9} }, "Start", "GiB"},
+		{"tally with 10⁴ dispatchers on 10⁵ servers", func(c *config) {
 			c.Servers, c.Policy, c.Dispatchers, c.Period, c.Jobs = 100_000, pol("tally"), 10_000, 10, 1000
 		}, "Dispatchers", "GiB"},
-		{"least-work on 10⁶ servers", func(c *Config) { c.Servers, c.Policy, c.Jobs = 1e6, pol("least-work"), 1e6 }, "Policy", "least-work scans"},
-		{"confidence level 1 − 10⁻⁷", func(c *Config) { c.Level = 1 - 1e-7 }, "Level", "0.999999"},
-		{"a sample time at 10³⁰⁰", func(c *Config) { c.SampleTimes = []float64{1e300} }, "SampleTimes", "2⁴⁰"},
-		{"board series of 10⁶ refreshes × 1000 replications", func(c *Config) {
+		{"least-work on 10⁶ servers", func(c *config) { c.Servers, c.Policy, c.Jobs = 1e6, pol("least-work"), 1e6 }, "Policy", "least-work scans"},
+		{"confidence level 1 − 10⁻⁷", func(c *config) { c.Level = 1 - 1e-7 }, "Level", "0.999999"},
+		{"a sample time at 10³⁰⁰", func(c *config) { c.SampleTimes = []float64{1e300} }, "SampleTimes", "2⁴⁰"},
+		{"board series of 10⁶ refreshes × 1000 replications", func(c *config) {
 			c.Period, c.Horizon, c.Series, c.Reps, c.Servers = 1, MaxHorizon, true, 1000, 1
 		}, "Reps", "numbers"},
 	} {
@@ -78,7 +79,7 @@ func TestRefusedBeforeWork(t *testing.T) {
 		// Normalized is what Run does first (calling Run here would, if a
 		// bound slipped, run the whole simulation).
 		start := time.Now()
-		_, err := cfg.Normalized()
+		_, err := cfg.normalized()
 		elapsed := time.Since(start)
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.field || !strings.Contains(pe.Msg, c.says) {
@@ -94,23 +95,23 @@ func TestRefusedBeforeWork(t *testing.T) {
 // blocking and least-work with enough spare servers; the size rule spares
 // shapes and SCVs the run resolves, however few jobs with light tails.
 func TestAcceptedNearBounds(t *testing.T) {
-	for _, c := range []Config{
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Discipline: farm.PS},
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.JIQBlocking}},
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.LeastWork}}, // 1.5 > 1 + 1/10
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}},
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.3}, Discipline: farm.PS, Jobs: 100_000},
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1000}},
-		{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}, Jobs: 1, Reps: 2},
-		{Servers: 100, Load: 0.9, Jobs: 1, Warmup: -1, Reps: 2},
-		{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 100, Reps: 2},
-		{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.BoardJSQ}, Period: 2e-5}, // 556 refreshes per arrival
-		{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 900},
-		{Servers: 4, Load: 1e-9, Period: 0.5, Horizon: 1, Queues: []int32{0, 3, 7, 1}, Reps: 2}, // few timer events, no arrivals
-		{Servers: 10_000_000, Load: 0.9, Jobs: 1000, Reps: 2},
-		{Servers: 1000, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 1000}, Jobs: 1000, Reps: 2},
+	for _, c := range []config{
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Discipline: farm.PS}},
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.JIQBlocking}}},
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Policy: farm.Policy{Kind: farm.LeastWork}}}, // 1.5 > 1 + 1/10
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}}},
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.3}, Discipline: farm.PS}, Settings: Settings{Jobs: 100_000}},
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1000}}},
+		{Model: Model{Servers: 100, Load: 0.9, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}}, Settings: Settings{Jobs: 1, Reps: 2}},
+		{Model: Model{Servers: 100, Load: 0.9}, Settings: Settings{Jobs: 1, Warmup: -1, Reps: 2}},
+		{Model: Model{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 100, Reps: 2}},
+		{Model: Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.BoardJSQ}, Period: 2e-5}}, // 556 refreshes per arrival
+		{Model: Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 900}},
+		{Model: Model{Servers: 4, Load: 1e-9, Period: 0.5, Queues: []int32{0, 3, 7, 1}}, Settings: Settings{Horizon: 1, Reps: 2}}, // few timer events, no arrivals
+		{Model: Model{Servers: 10_000_000, Load: 0.9}, Settings: Settings{Jobs: 1000, Reps: 2}},
+		{Model: Model{Servers: 1000, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 1000}}, Settings: Settings{Jobs: 1000, Reps: 2}},
 	} {
-		if _, err := c.Normalized(); err != nil {
+		if _, err := c.normalized(); err != nil {
 			t.Errorf("%s: %v", c.Describe(), err)
 		}
 	}
@@ -119,25 +120,25 @@ func TestAcceptedNearBounds(t *testing.T) {
 // Replications run at once: Workers (default GOMAXPROCS), but no more than
 // fit in MaxMemory; the result does not depend on it.
 func TestWorkersFitMemory(t *testing.T) {
-	small, err := Config{Servers: 100, Load: 0.9, Workers: 64}.normalized()
+	small, err := config{Model: Model{Servers: 100, Load: 0.9}, Settings: Settings{Run: outcome.Run{Workers: 64}}}.normalized()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w := small.workers(); w != 64 {
 		t.Errorf("N = 100: %d workers, want the 64 asked", w)
 	}
-	def := Config{Servers: 100, Load: 0.9}.withDefaults(t)
+	def := config{Model: Model{Servers: 100, Load: 0.9}}.withDefaults(t)
 	if w := def.workers(); w != runtime.GOMAXPROCS(0) {
 		t.Errorf("N = 100: %d workers by default, want GOMAXPROCS", w)
 	}
-	big := Config{Servers: 10_000_000, Load: 0.9, Jobs: 1000, Reps: 8, Workers: 64}.withDefaults(t)
+	big := config{Model: Model{Servers: 10_000_000, Load: 0.9}, Settings: Settings{Jobs: 1000, Reps: 8, Run: outcome.Run{Workers: 64}}}.withDefaults(t)
 	r := big.cost()
 	if w := big.workers(); w < 1 || float64(w)*r.bytes.total > MaxMemory {
 		t.Errorf("N = 10⁷: %d workers of %s each exceed %s", w, bytesString(r.bytes.total), bytesString(MaxMemory))
 	}
 }
 
-func (c Config) withDefaults(t *testing.T) Config {
+func (c config) withDefaults(t *testing.T) config {
 	t.Helper()
 	n, err := c.normalized()
 	if err != nil {
@@ -154,7 +155,7 @@ func (c Config) withDefaults(t *testing.T) Config {
 func TestShortcutsExact(t *testing.T) {
 	same := func(name string, a, b *Result) {
 		t.Helper()
-		if a.Sojourn != b.Sojourn || a.Delay != b.Delay || a.Events != b.Events || a.Tipped != b.Tipped ||
+		if a.Sojourn != b.Sojourn || a.Delay != b.Delay || a.Evaluations != b.Evaluations || a.Tipped != b.Tipped ||
 			!reflect.DeepEqual(a.BoardMean, b.BoardMean) {
 			t.Errorf("%s: %+v vs %+v", name, a.Sojourn, b.Sojourn)
 		}
@@ -167,31 +168,29 @@ func TestShortcutsExact(t *testing.T) {
 	// Periods from far below the time between events (most refreshes
 	// repeat) to above it, with tallies, a hot start that tips, and a
 	// Horizon run stopped at the tip.
-	for _, c := range []Config{
-		{Servers: 20, Load: 0.8, Dispatchers: 3, Policy: farm.Policy{Kind: farm.Tally}, Period: 0.002, Jobs: 3000, Reps: 2, Series: true},
-		{Servers: 20, Load: 0.8, Policy: farm.Policy{Kind: farm.BoardJSQd, D: 3}, Period: 0.3, Jobs: 3000, Reps: 2, Series: true,
-			Start: farm.Start{Kind: farm.Hot, Jobs: 50}},
-		{Servers: 30, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 20, Horizon: 30, StopAtTip: true,
-			Reps: 3, Start: farm.Start{Kind: farm.Half, Jobs: 10}, Series: true},
-		{Servers: 20, Load: 0.5, Period: 0.001, Jobs: 2000, Reps: 2, Series: true, CorrelationAge: 1},
+	for _, c := range []config{
+		{Model: Model{Servers: 20, Load: 0.8, Dispatchers: 3, Policy: farm.Policy{Kind: farm.Tally}, Period: 0.002}, Settings: Settings{Jobs: 3000, Reps: 2, Series: true}},
+		{Model: Model{Servers: 20, Load: 0.8, Policy: farm.Policy{Kind: farm.BoardJSQd, D: 3}, Period: 0.3, Start: farm.Start{Kind: farm.Hot, Jobs: 50}}, Settings: Settings{Jobs: 3000, Reps: 2, Series: true}},
+		{Model: Model{Servers: 30, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 20, Start: farm.Start{Kind: farm.Half, Jobs: 10}}, Settings: Settings{Horizon: 30, StopAtTip: true, Reps: 3, Series: true}},
+		{Model: Model{Servers: 20, Load: 0.5, Period: 0.001}, Settings: Settings{Jobs: 2000, Reps: 2, Series: true, CorrelationAge: 1}},
 	} {
 		a := mustRun(t, c)
 		alwaysReadBoard = true
-		b, err := Run(c)
+		b, err := run(c)
 		alwaysReadBoard = false
 		if err != nil {
 			t.Fatal(err)
 		}
 		same(c.Describe(), a, b)
 	}
-	for _, c := range []Config{
-		{Servers: 50, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 40}, Jobs: 2000, Reps: 2},
-		{Servers: 40, Load: 0.8, Dispatchers: 2, Policy: farm.Policy{Kind: farm.TallyJSQd, D: 17}, Period: 1, Jobs: 2000, Reps: 2},
+	for _, c := range []config{
+		{Model: Model{Servers: 50, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 40}}, Settings: Settings{Jobs: 2000, Reps: 2}},
+		{Model: Model{Servers: 40, Load: 0.8, Dispatchers: 2, Policy: farm.Policy{Kind: farm.TallyJSQd, D: 17}, Period: 1}, Settings: Settings{Jobs: 2000, Reps: 2}},
 	} {
 		a := mustRun(t, c)
 		old := dedupScan
 		dedupScan = 1 << 30
-		b, err := Run(c)
+		b, err := run(c)
 		dedupScan = old
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +203,7 @@ func TestShortcutsExact(t *testing.T) {
 // instead of counting them as zeros, and an estimate of nothing is the
 // zero Estimate, never a NaN.
 func TestEmptySamplesLeftOut(t *testing.T) {
-	res := &Result{Config: Config{Level: 0.95, Discipline: farm.FCFS}}
+	res := &Result{cfg: config{Model: Model{Discipline: farm.FCFS}, Settings: Settings{Level: 0.95}}}
 	served := func(n, soj float64) Rep {
 		var r Rep
 		r.batch[0] = batchSums{arrivals: 10, served: n, blocked: 10 - n, sojourn: n * soj, slowdown: n * soj}
@@ -231,22 +230,22 @@ func TestEmptySamplesLeftOut(t *testing.T) {
 func TestSojournFinite(t *testing.T) {
 	p := func(a float64) farm.Sizes { return farm.Sizes{Kind: farm.Pareto, Shape: a} }
 	for _, c := range []struct {
-		c    Config
+		c    config
 		want bool
 	}{
-		{Config{Servers: 10, Load: 0.5, Sizes: p(2)}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(2.0001)}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Discipline: farm.PS}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQBlocking}}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQQueueing}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JSQ}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.LeastWork}}, true},  // 1 + 1/5
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.2), Policy: farm.Policy{Kind: farm.LeastWork}}, false}, // = 1 + 1/5
-		{Config{Servers: 10, Load: 0.95, Sizes: p(1.9), Policy: farm.Policy{Kind: farm.LeastWork}}, false},
-		{Config{Servers: 10, Load: 0.5, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1e6}}, true},
-		{Config{Servers: 10, Load: 0.5, Sizes: p(1.5), Period: 1, Horizon: 10}, true},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(2)}}, false},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(2.0001)}}, true},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Discipline: farm.PS}}, true},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQBlocking}}}, true},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JIQQueueing}}}, false},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.JSQ}}}, false},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Policy: farm.Policy{Kind: farm.LeastWork}}}, true},  // 1 + 1/5
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.2), Policy: farm.Policy{Kind: farm.LeastWork}}}, false}, // = 1 + 1/5
+		{config{Model: Model{Servers: 10, Load: 0.95, Sizes: p(1.9), Policy: farm.Policy{Kind: farm.LeastWork}}}, false},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: farm.Sizes{Kind: farm.H2, SCV: 1e6}}}, true},
+		{config{Model: Model{Servers: 10, Load: 0.5, Sizes: p(1.5), Period: 1}, Settings: Settings{Horizon: 10}}, true},
 	} {
-		if got, why := c.c.SojournFinite(); got != c.want || got == (why != "") {
+		if got, why := c.c.sojournFinite(); got != c.want || got == (why != "") {
 			t.Errorf("%s: finite %v (%q), want %v", c.c.Describe(), got, why, c.want)
 		}
 	}
@@ -261,21 +260,21 @@ func TestNoNonFiniteResults(t *testing.T) {
 		}
 		return q
 	}
-	for _, c := range []Config{
-		{Servers: 1, Load: 0.999, Jobs: 2000, Reps: 2},
-		{Servers: 1, Load: 1e-6, Jobs: 100, Reps: 2},
-		{Servers: 5, Load: 0.5, Jobs: 10, Reps: 1},
-		{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}, Jobs: 1, Warmup: -1, Reps: 2},
-		{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}, Jobs: 5000, Reps: 3},
-		{Servers: 20, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}, Jobs: 5000, Reps: 3, Policy: p("least-work")},
-		{Servers: 10, Load: 100, Policy: p("jiq-blocking"), Jobs: 1000, Reps: 4},
-		{Servers: 10, Load: 0.9, Policy: p("jiq-queueing"), Exchange: 900, Jobs: 1000, Reps: 2, Alpha: []float64{0.999, 0.001}},
-		{Servers: 10, Load: 0.9, Policy: p("board-jsq"), Period: 2e-4, Jobs: 1000, Reps: 2, CorrelationAge: 0.012},
-		{Servers: 10, Load: 0.9, Policy: p("tally"), Dispatchers: 10, Period: 1e6, Jobs: 1000, Reps: 2, Start: farm.Start{Kind: farm.Hot, Jobs: 1000}},
-		{Servers: 10, Load: 0.9, Jobs: 1000, Reps: 3, Level: MaxLevel},
-		{Servers: 10, Load: 0.9, Jobs: 1000, Reps: 2, Level: 1e-9},
+	for _, c := range []config{
+		{Model: Model{Servers: 1, Load: 0.999}, Settings: Settings{Jobs: 2000, Reps: 2}},
+		{Model: Model{Servers: 1, Load: 1e-6}, Settings: Settings{Jobs: 100, Reps: 2}},
+		{Model: Model{Servers: 5, Load: 0.5}, Settings: Settings{Jobs: 10, Reps: 1}},
+		{Model: Model{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 9}}, Settings: Settings{Jobs: 1, Warmup: -1, Reps: 2}},
+		{Model: Model{Servers: 20, Load: 0.9, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 1.5}}, Settings: Settings{Jobs: 5000, Reps: 3}},
+		{Model: Model{Servers: 20, Load: 0.9, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.01}, Policy: p("least-work")}, Settings: Settings{Jobs: 5000, Reps: 3}},
+		{Model: Model{Servers: 10, Load: 100, Policy: p("jiq-blocking")}, Settings: Settings{Jobs: 1000, Reps: 4}},
+		{Model: Model{Servers: 10, Load: 0.9, Policy: p("jiq-queueing"), Exchange: 900, Alpha: []float64{0.999, 0.001}}, Settings: Settings{Jobs: 1000, Reps: 2}},
+		{Model: Model{Servers: 10, Load: 0.9, Policy: p("board-jsq"), Period: 2e-4}, Settings: Settings{Jobs: 1000, Reps: 2, CorrelationAge: 0.012}},
+		{Model: Model{Servers: 10, Load: 0.9, Policy: p("tally"), Dispatchers: 10, Period: 1e6, Start: farm.Start{Kind: farm.Hot, Jobs: 1000}}, Settings: Settings{Jobs: 1000, Reps: 2}},
+		{Model: Model{Servers: 10, Load: 0.9}, Settings: Settings{Jobs: 1000, Reps: 3, Level: MaxLevel}},
+		{Model: Model{Servers: 10, Load: 0.9}, Settings: Settings{Jobs: 1000, Reps: 2, Level: 1e-9}},
 	} {
-		r, err := Run(c)
+		r, err := run(c)
 		if err != nil {
 			t.Errorf("%s: %v", c.Describe(), err)
 			continue
@@ -286,8 +285,8 @@ func TestNoNonFiniteResults(t *testing.T) {
 	}
 }
 
-// nonFiniteIn finds a NaN or infinite float64 in v (Config and the
-// per-replication series aside).
+// nonFiniteIn finds a NaN or infinite float64 in v (the model, the
+// settings and the per-replication series aside).
 func nonFiniteIn(v reflect.Value, path string) (string, bool) {
 	switch v.Kind() {
 	case reflect.Float64:
@@ -300,7 +299,7 @@ func nonFiniteIn(v reflect.Value, path string) (string, bool) {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
-			if !f.IsExported() || f.Name == "Config" {
+			if !f.IsExported() || f.Name == "Model" || f.Name == "Settings" {
 				continue
 			}
 			if p, ok := nonFiniteIn(v.Field(i), path+"."+f.Name); ok {

@@ -10,14 +10,14 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// Bounds on a run, checked by Run (and Config.Normalized) before anything
+// Bounds on a run, checked by Run (and Normalized) before anything
 // of the size of the run is allocated or simulated, so that a mistyped
 // number gives an error naming its field instead of exhausting memory,
 // running for months or printing a number the run cannot support.
 const (
-	// MaxHorizon bounds Config.Horizon.
+	// MaxHorizon bounds Settings.Horizon.
 	MaxHorizon = 1_000_000
-	// MaxReps bounds Config.Reps and Config.MaxReps (each replication
+	// MaxReps bounds Settings.Reps and Settings.MaxReps (each replication
 	// keeps its own result: about a kilobyte, more with SampleTimes,
 	// Series or RecordFinal).
 	MaxReps = 100_000
@@ -68,10 +68,10 @@ const (
 	// missing from most samples, and the intervals would be narrow around
 	// a wrong value (h2:10¹² with 100,000 jobs: 0.527 ± 0.001).
 	MaxSizeError = 0.1
-	// MaxLevel bounds Config.Level (the Student t quantile must stay
+	// MaxLevel bounds Settings.Level (the Student t quantile must stay
 	// finite).
 	MaxLevel = 0.999999
-	// MaxSampleTimes bounds len(Config.SampleTimes).
+	// MaxSampleTimes bounds len(Settings.SampleTimes).
 	MaxSampleTimes = 100_000
 	// maxKept bounds the numbers kept per replication, all replications
 	// together (Samples, FinalQueues, board series).
@@ -79,7 +79,7 @@ const (
 	// minTimerEvents is the number of events of each timer that a
 	// replication may have whatever its arrivals (MaxPerArrival).
 	minTimerEvents = 1_000_000
-	// maxServers bounds Config.Servers (server indices are int32); the
+	// maxServers bounds Model.Servers (server indices are int32); the
 	// memory bound is usually the tighter one.
 	maxServers = 1 << 28
 )
@@ -90,7 +90,7 @@ const (
 // sizes above the one exceeded once in n draws), plus √(v/n) with v the
 // variance of a size truncated there — √(SCV/n) for large n when a > 2,
 // and of order n^(−(a−1)/a) too when a ≤ 2, where the variance is
-// infinite. Config.Validate refuses runs whose samples would miss the
+// infinite. Run refuses runs whose samples would miss the
 // mean size by more than max(MaxSizeError, 3/√n).
 func SizeError(z farm.Sizes, n float64) float64 {
 	if !(n >= 1) {
@@ -118,7 +118,7 @@ func SizeError(z farm.Sizes, n float64) float64 {
 // sizeSample is the number of jobs behind one sample of the intervals: a
 // replication's measured jobs, or a batch's when there is one replication
 // (for a Horizon run, the expected measured arrivals).
-func (c *Config) sizeSample() float64 {
+func (c *config) sizeSample() float64 {
 	n := float64(c.Jobs)
 	if c.Horizon > 0 {
 		n = c.Load*float64(c.Servers)*float64(c.Horizon)*c.Period - float64(c.Warmup)
@@ -131,10 +131,10 @@ func (c *Config) sizeSample() float64 {
 
 // checkSizes refuses the job sizes whose mean the run cannot resolve (see
 // MaxSizeError) and, under FCFS, the Pareto laws that make the mean time
-// in system infinite (see SojournFinite).
-func (c *Config) checkSizes() error {
+// in system infinite (see sojournFinite).
+func (c *config) checkSizes() error {
 	z := c.Sizes
-	if finite, why := c.SojournFinite(); !finite {
+	if finite, why := c.sojournFinite(); !finite {
 		return param.Errorf("Sizes", "%s", why)
 	}
 	if z.Kind == farm.H2 || z.Kind == farm.Pareto {
@@ -181,7 +181,7 @@ func jobsToResolve(z farm.Sizes) float64 {
 	return math.Ceil(hi)
 }
 
-// SojournFinite reports whether the mean time in system E[T] of c's model
+// sojournFinite reports whether the mean time in system E[T] of c's model
 // is finite, and why not (one line). It is infinite only under FCFS with
 // Pareto sizes of shape a ≤ 2, whose E[S²] is infinite:
 //
@@ -202,7 +202,7 @@ func jobsToResolve(z farm.Sizes) float64 {
 // As for SlowdownFinite, the rule is about the long-run mean that a run of
 // Jobs estimates; Horizon runs, which measure only the jobs that finish
 // within the horizon, are not refused.
-func (c Config) SojournFinite() (finite bool, why string) {
+func (c config) sojournFinite() (finite bool, why string) {
 	z := c.Sizes
 	if c.Discipline != farm.FCFS || z.Kind != farm.Pareto || z.Shape > 2 || c.Horizon > 0 || c.Policy.Kind == farm.JIQBlocking {
 		return true, ""
@@ -226,7 +226,7 @@ func (c Config) SojournFinite() (finite bool, why string) {
 // complete at most N jobs per unit time), and the time in system is a
 // mean over the served jobs, so each sample of the intervals (a
 // replication, or a batch of one) must expect at least 10 served jobs.
-func (c *Config) checkServed() error {
+func (c *config) checkServed() error {
 	if c.Load < 1 || c.Horizon > 0 {
 		return nil
 	}
@@ -240,7 +240,7 @@ func (c *Config) checkServed() error {
 
 // startJobs is (an upper bound on) the number of jobs at the start, and
 // the most at one server.
-func (c *Config) startJobs() (total, most float64) {
+func (c *config) startJobs() (total, most float64) {
 	if c.Queues != nil {
 		for _, q := range c.Queues {
 			total += float64(q)
@@ -262,7 +262,7 @@ func (c *Config) startJobs() (total, most float64) {
 	return total, j
 }
 
-// cost is the expected size of one replication of a normalized Config.
+// cost is the expected size of one replication of a normalized config.
 type cost struct {
 	time, arrivals, startJobs       float64
 	refreshes, snapshots, exchanges float64
@@ -293,7 +293,7 @@ const (
 )
 
 // cost works out the expected size of one replication (c normalized).
-func (c *Config) cost() cost {
+func (c *config) cost() cost {
 	n, k := float64(c.Servers), float64(c.Dispatchers)
 	rate := c.Load * n
 	var r cost
@@ -473,7 +473,7 @@ func expectedDraws(p farm.Policy, n int) float64 {
 // checkBudget bounds the simulated time, the timers, the work, the memory
 // and the kept results of a run whose length has been normalized; a run
 // with a precision target is bounded as if it ran MaxReps replications.
-func (c *Config) checkBudget() error {
+func (c *config) checkBudget() error {
 	if c.Reps > MaxReps {
 		return param.Errorf("Reps", "%d replications, want at most %d", c.Reps, MaxReps)
 	}
@@ -522,23 +522,23 @@ func (c *Config) checkBudget() error {
 }
 
 // ExpectedArrivals is about the number of arrivals that Run simulates for
-// c, all replications together (with a precision target, MaxReps of them):
-// what Config.Progress will be told of, warm-up and the arrivals while the
-// measured jobs drain included. 0 if c is invalid.
-func (c Config) ExpectedArrivals() float64 {
-	n, err := c.normalized()
+// m and s, all replications together (with a precision target, MaxReps of
+// them): the total Settings.Progress is told of, warm-up and the arrivals
+// while the measured jobs drain included. 0 if they are invalid.
+func ExpectedArrivals(m *Model, s *Settings) float64 {
+	n, err := newConfig(m, s).normalized()
 	if err != nil {
 		return 0
 	}
 	return float64(n.maxReps()) * n.cost().arrivals
 }
 
-// ExpectedRefreshes is about the number of board refreshes of a run of c,
-// all replications together (with a precision target, MaxReps of them):
-// the length of its board series (Config.Series). 0 if c is invalid or has
-// no board.
-func (c Config) ExpectedRefreshes() float64 {
-	n, err := c.normalized()
+// ExpectedRefreshes is about the number of board refreshes of a run of m
+// and s, all replications together (with a precision target, MaxReps of
+// them): the length of its board series (Settings.Series). 0 if they are
+// invalid or have no board.
+func ExpectedRefreshes(m *Model, s *Settings) float64 {
+	n, err := newConfig(m, s).normalized()
 	if err != nil {
 		return 0
 	}
@@ -548,7 +548,7 @@ func (c Config) ExpectedRefreshes() float64 {
 // workers is the number of replications to run at once: c.Workers
 // (default GOMAXPROCS, via parallel.For), but no more than fit in
 // MaxMemory beside the kept results of every replication.
-func (c *Config) workers() int {
+func (c *config) workers() int {
 	r := c.cost()
 	kept := float64(c.maxReps()) * (repBytes + 8*r.keptNumbers)
 	fit := int(math.Max(1, math.Floor((MaxMemory-kept)/math.Max(r.bytes.total, 1))))

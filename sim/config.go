@@ -5,14 +5,16 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
-// Config is one simulation: a pure function of its fields (Seed included).
-// Zero fields take the defaults stated on each.
+// Model is the system simulated: the farm, its dispatchers and policy,
+// and its state at time 0. Zero fields take the defaults stated on each.
 //
 // Run's errors are *param.Error values whose Param is the name of the
-// offending field (Servers, Load, Policy, …).
-type Config struct {
+// offending field of the Model or of the Settings (Servers, Load, Policy,
+// Jobs, …).
+type Model struct {
 	// Servers N ≥ 1. Required.
 	Servers int
 	// Load λ per server: arrivals are Poisson of total rate λN. Required,
@@ -32,7 +34,7 @@ type Config struct {
 	Discipline farm.Discipline
 	// Sizes of the jobs, mean 1 (default exponential). Heavy tails must be
 	// resolvable by the run (see MaxSizeError) and, under FCFS, leave the
-	// mean time in system finite (see SojournFinite).
+	// mean time in system finite (see Run).
 	Sizes farm.Sizes
 	// Policy of every dispatcher (default random). A sampling policy's D
 	// is 1 to farm.MaxSampled (at most Servers without replacement);
@@ -55,6 +57,13 @@ type Config struct {
 	// Queues, if not nil, is an explicit initial state instead of Start:
 	// server i holds Queues[i] jobs (len(Queues) = Servers).
 	Queues []int32
+}
+
+// Settings say how long and how often a Model is simulated, and what is
+// recorded. A nil *Settings or a zero field means the documented default.
+// A run is a pure function of its Model and Settings (Seed included),
+// whatever Workers says.
+type Settings struct {
 	// Horizon, if positive, runs each replication for Horizon refresh
 	// periods (until time Horizon·Period) instead of a number of jobs:
 	// Jobs must then be 0, every job is measured that completes in time
@@ -83,9 +92,9 @@ type Config struct {
 	// RelPrecision, if positive, is a precision target: after the Reps
 	// replications, Run adds replications in rounds until the half-width
 	// of the mean time in system at Level is at most RelPrecision times
-	// its mean, or MaxReps replications have run (Result.PrecisionReached
-	// says which). It needs Reps ≥ 2 (intervals from replication means).
-	// Zero: exactly Reps replications.
+	// its mean (Status Converged), or MaxReps replications have run
+	// (NotConverged). It needs Reps ≥ 2 (intervals from replication
+	// means). Zero: exactly Reps replications (Status Completed).
 	RelPrecision float64
 	// MaxReps caps the replications of a run with a precision target
 	// (default max(DefaultMaxReps, Reps); at least Reps, at most the
@@ -95,10 +104,6 @@ type Config struct {
 	// Seed determines every random number; replication r uses a stream
 	// derived from (Seed, r).
 	Seed uint64
-	// Workers is the number of replications run at once (default
-	// GOMAXPROCS; fewer if their state would not fit in MaxMemory).
-	// Results do not depend on it.
-	Workers int
 	// CorrelationAge A > 0 records, every A time units after the warm-up,
 	// the correlation across servers between the queue lengths then and A
 	// earlier (the board-age correlation). Zero: not recorded.
@@ -110,17 +115,17 @@ type Config struct {
 	// replication runs at least until the last of them. For trajectories
 	// against the fluid limit.
 	SampleTimes []float64
-	// Progress, if not nil, is told of simulated arrivals in chunks of
-	// 65,536, from the replications' goroutines at once (it must be safe
-	// for concurrent use). The simulator does no I/O of its own. With a
-	// precision target the total is not known in advance: it is at most
-	// that of MaxReps replications.
-	Progress func(arrivals int64) `json:"-"`
-	// Stop, if not nil, ends the run early once it is closed: replications
-	// not yet started are not run, those in progress are abandoned at
-	// their next 65,536th arrival, and the result holds the finished ones
-	// (Result.Interrupted), each the same numbers as in a run to the end.
-	Stop <-chan struct{} `json:"-"`
+	// Run: Workers is the number of replications run at once (default
+	// GOMAXPROCS; fewer if their state would not fit in MaxMemory).
+	// Progress is told of the simulated arrivals, all replications
+	// together, in chunks of 65,536, from the replications' goroutines at
+	// once; its total is ExpectedArrivals (with a precision target, that
+	// of MaxReps replications, an upper bound). A cancelled Context stops
+	// the run: replications not yet started are not run, those in
+	// progress are abandoned at their next 65,536th arrival, and the
+	// result (Status Interrupted) holds the finished ones, each the same
+	// numbers as in a run to the end.
+	outcome.Run
 
 	// noWarmup records that Warmup was −1 (none) in a run of Jobs, which
 	// normalized turns into 0: normalizing the result again must not read
@@ -128,7 +133,25 @@ type Config struct {
 	noWarmup bool
 }
 
-// Defaults of Config.Jobs, Config.Reps, Config.Level and Config.MaxReps.
+// config is a simulation as the engine sees it: the model and its
+// settings, both normalized.
+type config struct {
+	Model
+	Settings
+}
+
+// newConfig copies a model and its settings (nil: the defaults) into one
+// config.
+func newConfig(m *Model, s *Settings) config {
+	c := config{Model: *m}
+	if s != nil {
+		c.Settings = *s
+	}
+	return c
+}
+
+// Defaults of Settings.Jobs, Settings.Reps, Settings.Level and
+// Settings.MaxReps.
 const (
 	DefaultJobs    = 100_000
 	DefaultReps    = 8
@@ -140,7 +163,57 @@ const (
 // naming the offending field. Every bound on the size of the run (its
 // work, memory, simulated time and timers) is checked before anything of
 // the size of the run is allocated.
-func (c Config) normalized() (Config, error) {
+func (c config) normalized() (config, error) {
+	m, err := c.Model.normalized()
+	if err != nil {
+		return c, err
+	}
+	c.Model = m
+	if err := c.normalizeLength(); err != nil {
+		return c, err
+	}
+	if err := c.normalizePrecision(); err != nil {
+		return c, err
+	}
+	if c.Workers < 0 {
+		return c, param.Errorf("Workers", "%d workers, want ≥ 0", c.Workers)
+	}
+	if len(c.SampleTimes) > MaxSampleTimes {
+		return c, param.Errorf("SampleTimes", "%d sample times, want at most %d", len(c.SampleTimes), MaxSampleTimes)
+	}
+	for i, t := range c.SampleTimes {
+		if !param.Finite(t) || t < 0 || (i > 0 && t <= c.SampleTimes[i-1]) {
+			return c, param.Errorf("SampleTimes", "sample times must be finite, ≥ 0 and increasing (entry %d is %v)", i+1, t)
+		}
+	}
+	if !param.Finite(c.CorrelationAge) || c.CorrelationAge < 0 {
+		return c, param.Errorf("CorrelationAge", "A = %v, want a finite age ≥ 0", c.CorrelationAge)
+	}
+	if err := c.checkServed(); err != nil {
+		return c, err
+	}
+	if err := c.checkSizes(); err != nil {
+		return c, err
+	}
+	if err := c.checkBudget(); err != nil {
+		return c, err
+	}
+	if c.Policy.JIQ() {
+		c.Beta = farm.Allotment(c.Beta, c.Dispatchers)
+	}
+	return c, nil
+}
+
+// Validate checks the model alone: a *param.Error names the offending
+// field. Run checks more: the model with its settings (the size of the
+// run, whether its means exist and can be resolved).
+func (m *Model) Validate() error {
+	_, err := m.normalized()
+	return err
+}
+
+// normalized checks the model and returns a copy with Dispatchers set.
+func (c Model) normalized() (Model, error) {
 	if c.Servers < 1 {
 		return c, param.Errorf("Servers", "N = %d, want at least 1 server", c.Servers)
 	}
@@ -177,50 +250,21 @@ func (c Config) normalized() (Config, error) {
 	if err := c.checkQueues(); err != nil {
 		return c, err
 	}
-	if err := c.normalizeLength(); err != nil {
-		return c, err
-	}
-	if err := c.normalizePrecision(); err != nil {
-		return c, err
-	}
-	if c.Workers < 0 {
-		return c, param.Errorf("Workers", "%d workers, want ≥ 0", c.Workers)
-	}
-	if len(c.SampleTimes) > MaxSampleTimes {
-		return c, param.Errorf("SampleTimes", "%d sample times, want at most %d", len(c.SampleTimes), MaxSampleTimes)
-	}
-	for i, t := range c.SampleTimes {
-		if !param.Finite(t) || t < 0 || (i > 0 && t <= c.SampleTimes[i-1]) {
-			return c, param.Errorf("SampleTimes", "sample times must be finite, ≥ 0 and increasing (entry %d is %v)", i+1, t)
-		}
-	}
-	if !param.Finite(c.CorrelationAge) || c.CorrelationAge < 0 {
-		return c, param.Errorf("CorrelationAge", "A = %v, want a finite age ≥ 0", c.CorrelationAge)
-	}
-	if err := c.checkServed(); err != nil {
-		return c, err
-	}
-	if err := c.checkSizes(); err != nil {
-		return c, err
-	}
-	if err := c.checkBudget(); err != nil {
-		return c, err
-	}
-	if c.Policy.JIQ() {
-		c.Beta = farm.Allotment(c.Beta, c.Dispatchers)
-	}
 	return c, nil
 }
 
-// Normalized returns c with its defaults filled in (Dispatchers, Jobs,
-// Warmup, Reps, Level, MaxReps, Beta), or the error Run would return for
-// it: a *param.Error naming the offending field. It does no simulation and
-// allocates nothing of the size of the run.
-func (c Config) Normalized() (Config, error) { return c.normalized() }
+// Normalized returns the model and settings with their defaults filled in
+// (Dispatchers, Jobs, Warmup, Reps, Level, MaxReps, Beta), or the error Run
+// would return for them: a *param.Error naming the offending field. It
+// does no simulation and allocates nothing of the size of the run.
+func Normalized(m *Model, s *Settings) (Model, Settings, error) {
+	c, err := newConfig(m, s).normalized()
+	return c.Model, c.Settings, err
+}
 
 // normalizeDispatchers checks Alpha and sets Dispatchers from it or to
 // its default.
-func (c *Config) normalizeDispatchers() error {
+func (c *Model) normalizeDispatchers() error {
 	if len(c.Alpha) > 0 {
 		if c.Dispatchers != 0 && c.Dispatchers != len(c.Alpha) {
 			return param.Errorf("Alpha", "%d shares for %d dispatchers", len(c.Alpha), c.Dispatchers)
@@ -243,7 +287,7 @@ func (c *Config) normalizeDispatchers() error {
 }
 
 // checkPolicy checks the policy, its D and the board period it needs.
-func (c *Config) checkPolicy() error {
+func (c *Model) checkPolicy() error {
 	p := c.Policy
 	if !p.Kind.Valid() {
 		return param.Errorf("Policy", "unknown policy %d", int(p.Kind))
@@ -271,7 +315,7 @@ func (c *Config) checkPolicy() error {
 // checkTokens checks Beta and Exchange, which only the JIQ policies take
 // (normalized sets Beta's default at the end, once the run's size has been
 // checked).
-func (c *Config) checkTokens() error {
+func (c *Model) checkTokens() error {
 	if !c.Policy.JIQ() {
 		if c.Beta != nil {
 			return param.Errorf("Beta", "token shares only apply to the JIQ policies, not %v", c.Policy)
@@ -296,7 +340,7 @@ func (c *Config) checkTokens() error {
 }
 
 // checkQueues checks an explicit initial state.
-func (c *Config) checkQueues() error {
+func (c *Model) checkQueues() error {
 	if c.Queues == nil {
 		return nil
 	}
@@ -321,7 +365,7 @@ func (c *Config) checkQueues() error {
 
 // normalizePrecision checks and defaults Level, RelPrecision and MaxReps
 // (after normalizeLength: it reads Reps).
-func (c *Config) normalizePrecision() error {
+func (c *config) normalizePrecision() error {
 	if c.Level == 0 {
 		c.Level = DefaultLevel
 	}
@@ -350,7 +394,7 @@ func (c *Config) normalizePrecision() error {
 }
 
 // maxReps is the most replications a normalized c may run.
-func (c *Config) maxReps() int {
+func (c *config) maxReps() int {
 	if c.RelPrecision > 0 {
 		return c.MaxReps
 	}
@@ -358,7 +402,7 @@ func (c *Config) maxReps() int {
 }
 
 // normalizeLength checks and defaults Jobs (or Horizon), Warmup and Reps.
-func (c *Config) normalizeLength() error {
+func (c *config) normalizeLength() error {
 	if c.Horizon != 0 {
 		if c.Horizon < 0 || c.Horizon > MaxHorizon {
 			return param.Errorf("Horizon", "%d refresh periods, want 1..%d", c.Horizon, MaxHorizon)
@@ -412,8 +456,8 @@ func (c *Config) normalizeLength() error {
 	return nil
 }
 
-// Describe is a one-line summary of the configuration.
-func (c Config) Describe() string {
+// Describe is a one-line summary of the model.
+func (c Model) Describe() string {
 	s := fmt.Sprintf("N = %d, λ = %g, k = %d, %v, %v sizes, policy %v", c.Servers, c.Load, max(c.Dispatchers, 1), c.Discipline, c.Sizes, c.Policy)
 	if c.Period > 0 {
 		s += fmt.Sprintf(", T = %g", c.Period)

@@ -9,6 +9,7 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // fuzzQueues decodes queue lengths (int32, little-endian) from fuzz bytes.
@@ -20,9 +21,9 @@ func fuzzQueues(b []byte) []int32 {
 	return q
 }
 
-// Config validation (normalized, what Run calls before any work) on any
+// config validation (normalized, what Run calls before any work) on any
 // input: a normalized configuration or a *param.Error naming a field of
-// Config, never a panic, and never a simulation (the fuzz body runs no
+// config, never a panic, and never a simulation (the fuzz body runs no
 // replication). A normalized configuration has its defaults filled in,
 // is in the documented ranges and within the work and memory bounds.
 func FuzzConfig(f *testing.F) {
@@ -53,12 +54,14 @@ func FuzzConfig(f *testing.F) {
 		exchange float64, start, startJobs int, queues []byte, qmode uint8, horizon int, stopAtTip, recordFinal bool,
 		jobs, warmup, reps int, level, relPrecision float64, maxReps, workers int, corrAge float64, series bool,
 		times []byte, tmode uint8) {
-		c := Config{Servers: servers, Load: load, AllowOverload: overload, Dispatchers: dispatchers, Alpha: fuzzing.Floats(alpha, amode),
-			Discipline: farm.Discipline(discipline), Sizes: farm.Sizes{Kind: farm.SizeKind(sizes), SCV: scv, Shape: shape},
-			Policy: farm.Policy{Kind: farm.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
-			Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: farm.Start{Kind: farm.StartKind(start), Jobs: startJobs},
-			Horizon: horizon, StopAtTip: stopAtTip, RecordFinal: recordFinal, Jobs: jobs, Warmup: warmup, Reps: reps,
-			Level: level, RelPrecision: relPrecision, MaxReps: maxReps, Workers: workers, CorrelationAge: corrAge, Series: series}
+		c := config{
+			Model: Model{Servers: servers, Load: load, AllowOverload: overload, Dispatchers: dispatchers, Alpha: fuzzing.Floats(alpha, amode),
+				Discipline: farm.Discipline(discipline), Sizes: farm.Sizes{Kind: farm.SizeKind(sizes), SCV: scv, Shape: shape},
+				Policy: farm.Policy{Kind: farm.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
+				Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: farm.Start{Kind: farm.StartKind(start), Jobs: startJobs}},
+			Settings: Settings{Horizon: horizon, StopAtTip: stopAtTip, RecordFinal: recordFinal, Jobs: jobs, Warmup: warmup, Reps: reps,
+				Level: level, RelPrecision: relPrecision, MaxReps: maxReps, CorrelationAge: corrAge, Series: series, Run: outcome.Run{Workers: workers}},
+		}
 		switch qmode % 3 {
 		case 1:
 			c.Queues = fuzzQueues(queues)
@@ -78,7 +81,7 @@ func FuzzConfig(f *testing.F) {
 		_, _ = c.SlowdownFinite()
 		n, err := c.normalized()
 		if err != nil {
-			fuzzing.NamesField(t, err, Config{})
+			fuzzing.NamesField(t, err, config{})
 			return
 		}
 		checkNormalized(t, c, n)
@@ -95,7 +98,7 @@ func FuzzConfig(f *testing.F) {
 }
 
 // checkNormalized checks a normalized configuration n of c.
-func checkNormalized(t *testing.T, c, n Config) {
+func checkNormalized(t *testing.T, c, n config) {
 	t.Helper()
 	bad := func(what string) { t.Fatalf("%+v normalized to %+v: %s", c, n, what) }
 	if n.Servers < 1 || !param.Finite(n.Load) || n.Load <= 0 || n.Load >= 1 && !n.AllowOverload && n.Policy.Kind != farm.JIQBlocking {

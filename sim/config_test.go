@@ -9,63 +9,63 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// Every invalid configuration is a *param.Error naming the Config field
+// Every invalid configuration is a *param.Error naming the Model or Settings field
 // at fault (Go spelling: the command line maps it to its flag).
 func TestBadConfig(t *testing.T) {
-	good := Config{Servers: 10, Load: 0.5}
+	good := config{Model: Model{Servers: 10, Load: 0.5}}
 	for _, c := range []struct {
-		mod   func(*Config)
+		mod   func(*config)
 		param string
 	}{
-		{func(c *Config) { c.Servers = 0 }, "Servers"},
-		{func(c *Config) { c.Load = 0 }, "Load"},
-		{func(c *Config) { c.Load = math.NaN() }, "Load"},
-		{func(c *Config) { c.Load = 1 }, "Load"},
-		{func(c *Config) { c.Load = 1.5; c.Policy = farm.Policy{Kind: farm.JSQ} }, "Load"},
-		{func(c *Config) { c.Dispatchers = 20; c.Policy = farm.Policy{Kind: farm.Partitioned}; c.Period = 5 }, "Dispatchers"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.Tally} }, "Period"},
-		{func(c *Config) { c.Period = -1 }, "Period"},
-		{func(c *Config) { c.Alpha = []float64{0.5, 0.6} }, "Alpha"},
-		{func(c *Config) { c.Alpha = []float64{1, 0} }, "Alpha"},
-		{func(c *Config) { c.Beta = []float64{1} }, "Beta"},
-		{func(c *Config) {
+		{func(c *config) { c.Servers = 0 }, "Servers"},
+		{func(c *config) { c.Load = 0 }, "Load"},
+		{func(c *config) { c.Load = math.NaN() }, "Load"},
+		{func(c *config) { c.Load = 1 }, "Load"},
+		{func(c *config) { c.Load = 1.5; c.Policy = farm.Policy{Kind: farm.JSQ} }, "Load"},
+		{func(c *config) { c.Dispatchers = 20; c.Policy = farm.Policy{Kind: farm.Partitioned}; c.Period = 5 }, "Dispatchers"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: farm.Tally} }, "Period"},
+		{func(c *config) { c.Period = -1 }, "Period"},
+		{func(c *config) { c.Alpha = []float64{0.5, 0.6} }, "Alpha"},
+		{func(c *config) { c.Alpha = []float64{1, 0} }, "Alpha"},
+		{func(c *config) { c.Beta = []float64{1} }, "Beta"},
+		{func(c *config) {
 			c.Policy = farm.Policy{Kind: farm.JIQBlocking}
 			c.Alpha = []float64{0.5, 0.5}
 			c.Beta = []float64{1}
 		}, "Beta"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Exchange = -1 }, "Exchange"},
-		{func(c *Config) { c.Exchange = 1 }, "Exchange"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 11} }, "Policy"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JSQd} }, "Policy"},
-		{func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1} }, "Sizes"},
-		{func(c *Config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 1} }, "Sizes"},
-		{func(c *Config) { c.Jobs = -5 }, "Jobs"},
-		{func(c *Config) { c.Reps = -1 }, "Reps"},
-		{func(c *Config) { c.Warmup = -2 }, "Warmup"},
-		{func(c *Config) { c.Servers = 1<<28 + 1 }, "Servers"},
-		{func(c *Config) { c.Dispatchers = -1 }, "Dispatchers"},
-		{func(c *Config) { c.Alpha = []float64{0.5, 0.5}; c.Dispatchers = 3 }, "Alpha"},
-		{func(c *Config) { c.Discipline = 7 }, "Discipline"},
-		{func(c *Config) { c.Sizes = farm.Sizes{Kind: 9} }, "Sizes"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: 99} }, "Policy"},
-		{func(c *Config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Beta = []float64{0.5, 0.6} }, "Beta"},
-		{func(c *Config) { c.Start = farm.Start{Kind: farm.Half, Jobs: -1} }, "Start"},
-		{func(c *Config) { c.Start = farm.Start{Kind: farm.Balanced, Jobs: 1 << 30} }, "Start"},
-		{func(c *Config) { c.Reps = 1; c.Jobs = 9 }, "Jobs"},
-		{func(c *Config) { c.Workers = -1 }, "Workers"},
-		{func(c *Config) { c.SampleTimes = []float64{2, 1} }, "SampleTimes"},
-		{func(c *Config) { c.SampleTimes = []float64{math.Inf(1)} }, "SampleTimes"},
-		{func(c *Config) { c.CorrelationAge = -1 }, "CorrelationAge"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Exchange = -1 }, "Exchange"},
+		{func(c *config) { c.Exchange = 1 }, "Exchange"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: farm.JSQd, D: 11} }, "Policy"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: farm.JSQd} }, "Policy"},
+		{func(c *config) { c.Sizes = farm.Sizes{Kind: farm.H2, SCV: 1} }, "Sizes"},
+		{func(c *config) { c.Sizes = farm.Sizes{Kind: farm.Pareto, Shape: 1} }, "Sizes"},
+		{func(c *config) { c.Jobs = -5 }, "Jobs"},
+		{func(c *config) { c.Reps = -1 }, "Reps"},
+		{func(c *config) { c.Warmup = -2 }, "Warmup"},
+		{func(c *config) { c.Servers = 1<<28 + 1 }, "Servers"},
+		{func(c *config) { c.Dispatchers = -1 }, "Dispatchers"},
+		{func(c *config) { c.Alpha = []float64{0.5, 0.5}; c.Dispatchers = 3 }, "Alpha"},
+		{func(c *config) { c.Discipline = 7 }, "Discipline"},
+		{func(c *config) { c.Sizes = farm.Sizes{Kind: 9} }, "Sizes"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: 99} }, "Policy"},
+		{func(c *config) { c.Policy = farm.Policy{Kind: farm.JIQQueueing}; c.Beta = []float64{0.5, 0.6} }, "Beta"},
+		{func(c *config) { c.Start = farm.Start{Kind: farm.Half, Jobs: -1} }, "Start"},
+		{func(c *config) { c.Start = farm.Start{Kind: farm.Balanced, Jobs: 1 << 30} }, "Start"},
+		{func(c *config) { c.Reps = 1; c.Jobs = 9 }, "Jobs"},
+		{func(c *config) { c.Workers = -1 }, "Workers"},
+		{func(c *config) { c.SampleTimes = []float64{2, 1} }, "SampleTimes"},
+		{func(c *config) { c.SampleTimes = []float64{math.Inf(1)} }, "SampleTimes"},
+		{func(c *config) { c.CorrelationAge = -1 }, "CorrelationAge"},
 		// Bounds on the work and the memory of a run, checked before it starts.
-		{func(c *Config) { c.Reps = MaxReps + 1 }, "Reps"},
-		{func(c *Config) { c.Reps = 1000; c.Jobs = 1e9 }, "Jobs"},
-		{func(c *Config) {
+		{func(c *config) { c.Reps = MaxReps + 1 }, "Reps"},
+		{func(c *config) { c.Reps = 1000; c.Jobs = 1e9 }, "Jobs"},
+		{func(c *config) {
 			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 1e-6 // 2·10⁵ refreshes per arrival
 			c.Jobs = 1e7
 		}, "Period"},
-		{func(c *Config) {
+		{func(c *config) {
 			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 0.01 // two refreshes per arrival, each reading N servers and 5 tallies
@@ -73,7 +73,7 @@ func TestBadConfig(t *testing.T) {
 			c.Jobs = 1e8
 			c.Reps = 100
 		}, "Period"},
-		{func(c *Config) {
+		{func(c *config) {
 			c.Policy = farm.Policy{Kind: farm.Tally}
 			c.Dispatchers = 5
 			c.Period = 1e-3
@@ -81,28 +81,28 @@ func TestBadConfig(t *testing.T) {
 			c.Servers = 1000 // 10⁶ refreshes × 1000 reads × 10⁴ reps
 			c.Reps = 10000
 		}, "Period"},
-		{func(c *Config) {
+		{func(c *config) {
 			c.Period = 1e3
 			c.Horizon = MaxHorizon
 			c.Servers = 1000 // 10⁹ time units × 500 arrivals
 			c.Reps = 10
 		}, "Horizon"},
-		{func(c *Config) { c.SampleTimes = make([]float64, MaxSampleTimes+1) }, "SampleTimes"},
-		{func(c *Config) { c.Servers = 1 << 20; c.RecordFinal = true; c.Reps = 1000 }, "Reps"},
+		{func(c *config) { c.SampleTimes = make([]float64, MaxSampleTimes+1) }, "SampleTimes"},
+		{func(c *config) { c.Servers = 1 << 20; c.RecordFinal = true; c.Reps = 1000 }, "Reps"},
 		// Confidence level and precision target.
-		{func(c *Config) { c.Level = 1 }, "Level"},
-		{func(c *Config) { c.Level = -0.95 }, "Level"},
-		{func(c *Config) { c.Level = 95 }, "Level"},
-		{func(c *Config) { c.Level = math.NaN() }, "Level"},
-		{func(c *Config) { c.RelPrecision = -0.01 }, "RelPrecision"},
-		{func(c *Config) { c.RelPrecision = math.Inf(1) }, "RelPrecision"},
-		{func(c *Config) { c.MaxReps = 100 }, "MaxReps"}, // a cap without a target
-		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 10; c.MaxReps = 9 }, "MaxReps"},
-		{func(c *Config) { c.RelPrecision = 0.01; c.MaxReps = MaxReps + 1 }, "MaxReps"},
-		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 1 }, "Reps"},
+		{func(c *config) { c.Level = 1 }, "Level"},
+		{func(c *config) { c.Level = -0.95 }, "Level"},
+		{func(c *config) { c.Level = 95 }, "Level"},
+		{func(c *config) { c.Level = math.NaN() }, "Level"},
+		{func(c *config) { c.RelPrecision = -0.01 }, "RelPrecision"},
+		{func(c *config) { c.RelPrecision = math.Inf(1) }, "RelPrecision"},
+		{func(c *config) { c.MaxReps = 100 }, "MaxReps"}, // a cap without a target
+		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 10; c.MaxReps = 9 }, "MaxReps"},
+		{func(c *config) { c.RelPrecision = 0.01; c.MaxReps = MaxReps + 1 }, "MaxReps"},
+		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 1 }, "Reps"},
 		// 10 replications of 10⁸ jobs fit the budget; a cap of 100,000 does not.
-		{func(c *Config) { c.RelPrecision = 0.01; c.Reps = 10; c.Jobs = 1e8; c.MaxReps = MaxReps }, "MaxReps"},
-		{func(c *Config) {
+		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 10; c.Jobs = 1e8; c.MaxReps = MaxReps }, "MaxReps"},
+		{func(c *config) {
 			c.RelPrecision = 0.01
 			c.Servers = 1 << 20
 			c.RecordFinal = true
@@ -112,14 +112,14 @@ func TestBadConfig(t *testing.T) {
 	} {
 		cfg := good
 		c.mod(&cfg)
-		_, err := Run(cfg)
+		_, err := run(cfg)
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%+v: error %v, want one naming %q", cfg, err, c.param)
 		}
 	}
 	// Blocking JIQ may be overloaded.
-	if _, err := Run(Config{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 100, Reps: 2}); err != nil {
+	if _, err := run(config{Model: Model{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 100, Reps: 2}}); err != nil {
 		t.Errorf("JIQ blocking at λ = 2: %v", err)
 	}
 	for _, s := range []string{"exp:1", "h2", "h2:x", "gamma:2"} {

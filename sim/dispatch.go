@@ -46,7 +46,7 @@ type dispatchers struct {
 }
 
 // newDispatchers allocates the state of c's policy.
-func newDispatchers(c *Config, r *rng, queueLen []int32, tokens *tokenPools) dispatchers {
+func newDispatchers(c *config, r *rng, queueLen []int32, tokens *tokenPools) dispatchers {
 	n, k := c.Servers, c.Dispatchers
 	d := dispatchers{rng: r, policy: c.Policy.Kind, replacement: c.Policy.Replacement, n: n, k: k, queueLen: queueLen, tokens: tokens}
 	if c.Policy.UsesBoard() {

@@ -1,8 +1,17 @@
 // Package sim is fluid's embedded finite-N discrete-event simulator. It
 // knows nothing of the theory in meanfield and jackson, so that agreement
 // between the two means something. It shares only the vocabulary of
-// package farm: a Config's discipline, job sizes, policy and start are
+// package farm: a Model's discipline, job sizes, policy and start are
 // farm values.
+//
+// Run(model, settings) follows the contract of package outcome: the Model
+// is the system simulated (servers, load, dispatchers, sizes, policy, the
+// state at time 0), the Settings say how long and how often it is
+// simulated and what is recorded (run length, replications, confidence
+// level, precision target, seed, recordings) and embed an outcome.Run
+// (workers, progress, cancellation), and the Result embeds an
+// outcome.Outcome: Completed, Converged or NotConverged (with a precision
+// target), or Interrupted.
 //
 // What it simulates, its replications, confidence intervals and random seeds
 // are summarised in docs/models.md#the-simulator.
@@ -55,8 +64,8 @@
 // is inlined or a direct call (the same numbers, tested draw by draw).
 //
 // An event costs about 1.2–1.3 times what a minimal 60-line best-of-two
-// loop pays (BenchmarkMinimalLoop; docs/performance.md). A Config.Stop
-// closed mid-run ends it with the replications that finished.
+// loop pays (BenchmarkMinimalLoop; docs/performance.md). A Context
+// cancelled mid-run ends it with the replications that finished.
 //
 // # Measurement
 //
@@ -64,14 +73,14 @@
 // measured, the next Jobs are measured, and a replication ends when all of
 // those have left (or been blocked). Replications use independent PCG
 // streams derived from (Seed, replication) and run in parallel; the result
-// is a pure function of the Config. Confidence intervals are Student-t on
+// is a pure function of the Model and Settings. Confidence intervals are Student-t on
 // the replication means, or on 10 batch means of a single replication:
-// Estimate.CI95 at 95% always, Estimate.HalfWidth at Config.Level.
+// Estimate.CI95 at 95% always, Estimate.HalfWidth at Settings.Level.
 //
 // What is measured, with T a job's time in system and S its size:
 //
 //   - Sojourn E[T] over the served jobs.
-//   - Slowdown E[T/S], only where that mean is finite (Config.SlowdownFinite:
+//   - Slowdown E[T/S], only where that mean is finite (Model.SlowdownFinite:
 //     under PS, under JIQ blocking, and with sizes bounded away from 0;
 //     not under FCFS with exponential or H2 sizes, whose density is
 //     positive at 0, so that E[1/S] = ∞ while the wait, independent of S,
@@ -86,16 +95,16 @@
 //   - Blocking and RandomFraction (JIQ), the board mean at the refreshes,
 //     whether a stale-board run tipped, correlations and sampled states.
 //
-// A precision target (Config.RelPrecision) adds replications in rounds,
+// A precision target (Settings.RelPrecision) adds replications in rounds,
 // each round's size worked out from the replications before it, until the
-// half-width of Sojourn at Config.Level is at most RelPrecision·|mean| or
-// Config.MaxReps have run; replication r is still the stream (Seed, r), so
-// the result stays a pure function of the Config.
+// half-width of Sojourn at Settings.Level is at most RelPrecision·|mean| or
+// Settings.MaxReps have run; replication r is still the stream (Seed, r),
+// so the result stays a pure function of the Model and Settings.
 //
 // # Bounds
 //
-// Run checks a Config before it allocates or simulates anything of the
-// size of the run (Config.Normalized does the same checks alone), so that
+// Run checks a Model and its Settings before it allocates or simulates
+// anything of the size of the run (Normalized does the same checks alone), so that
 // no input exhausts the machine or yields a number the run cannot support:
 //
 //   - Work: at most MaxArrivals (10¹², about a day of one core)
@@ -113,7 +122,8 @@
 //   - Job sizes: a replication (a batch, with one replication) must
 //     resolve the mean size (SizeError, MaxSizeError); under FCFS, Pareto
 //     shapes ≤ 2 are refused where the mean time in system is infinite
-//     (SojournFinite); JIQ blocking at λ ≥ 1 must leave jobs to measure.
+//     (under least-work, up to 1 + 1/(N − ⌊λN⌋)); JIQ blocking at λ ≥ 1
+//     must leave jobs to measure.
 //
 // The samplers are exact where floating point allows: exponential sizes
 // are never 0 (the ziggurat's rare exact 0 is redrawn), the H2 parameters
@@ -122,6 +132,6 @@
 // 2⁻¹⁰⁰⁰) instead of cutting it at 2⁻⁵³, which lost 2^(−53(a−1)/a) of the
 // mean (27% at a = 1.05).
 //
-// Invalid configurations are errors naming the offending Config field
-// (Servers, Load, Policy, …), never a command-line flag.
+// Invalid models and settings are errors naming the offending field
+// (Servers, Load, Policy, Jobs, …), never a command-line flag.
 package sim

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/fluidlb/fluid/farm"
-	"github.com/fluidlb/fluid/internal/parallel"
 )
 
 // engine simulates one replication: the event loop. It owns the clock,
@@ -17,7 +16,7 @@ import (
 // order of the events and, within an event, the order written here and in
 // the sub-states' methods; changing it changes every result.
 type engine struct {
-	cfg Config
+	cfg config
 	rng *rng
 	n   int     // servers
 	now float64 // simulated time
@@ -52,14 +51,14 @@ type engine struct {
 
 	arrivals int64       // jobs arrived so far: the arrival number of the next job
 	events   int64       // events simulated (sample times are not events)
-	progress func(int64) // Config.Progress
-	// abandoned is set when Config.Stop closed during the run, which then
-	// ends at once.
+	progress func(int64) // told of every 65,536 arrivals (nil: nobody)
+	// abandoned is set when the run's Context was cancelled during the
+	// run, which then ends at once.
 	abandoned bool
 }
 
 // newEngine prepares replication rep of the normalized configuration c.
-func newEngine(c Config, rep int) *engine {
+func newEngine(c config, rep int) *engine {
 	n := c.Servers
 	inf := math.Inf(1)
 	e := &engine{
@@ -68,7 +67,6 @@ func newEngine(c Config, rep int) *engine {
 		sizes:       newSizeLaw(c.Sizes),
 		nextRefresh: inf, nextExchange: inf, nextSnapshot: inf, nextSample: inf,
 		meanInterarrival: 1 / (c.Load * float64(n)),
-		progress:         c.Progress,
 		changed:          true,
 	}
 	if !equalShares(c.Alpha) {
@@ -152,7 +150,7 @@ func (e *engine) run() {
 }
 
 // timer handles the event of timerKind at timerAt; it reports whether
-// the run stops there (Config.StopAtTip).
+// the run stops there (Settings.StopAtTip).
 func (e *engine) timer() (stop bool) {
 	c := &e.cfg
 	t := e.timerAt
@@ -232,7 +230,7 @@ func (e *engine) arrival() {
 		if e.progress != nil {
 			e.progress(0x10000)
 		}
-		if parallel.Stopped(e.cfg.Stop) {
+		if e.cfg.Stopped() {
 			e.abandoned = true
 		}
 	}

@@ -11,21 +11,15 @@ import (
 // system with its 95% interval over 4 replications ("Sharing Servers Don't
 // Mind the Giant" measured 2.64; the N → ∞ mean field gives 2.61).
 func ExampleRun() {
-	res, err := sim.Run(sim.Config{
-		Servers: 100,
-		Load:    0.9,
-		Policy:  farm.Policy{Kind: farm.JSQd, D: 2},
-		Jobs:    200_000,
-		Reps:    4,
-		Seed:    1,
-	})
+	farm100 := &sim.Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2}}
+	res, err := sim.Run(farm100, &sim.Settings{Jobs: 200_000, Reps: 4, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("mean time in system %.2f ± %.2f over %d replications\n", res.Sojourn.Mean, res.Sojourn.CI95, res.Sojourn.Samples)
-	fmt.Println(res.Sojourn.Contains(2.64, 0))
+	fmt.Println(res.Status, res.Sojourn.Contains(2.64, 0))
 	// Output:
 	// mean time in system 2.64 ± 0.09 over 4 replications
-	// true
+	// completed true
 }

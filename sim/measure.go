@@ -75,7 +75,7 @@ func (a batchSums) means() quantities {
 // whose fractions a Sample records.
 const OccupancyLevels = 8
 
-// Sample is the state at one of Config.SampleTimes.
+// Sample is the state at one of Settings.SampleTimes.
 type Sample struct {
 	T float64
 	// Busy is the fraction of servers with at least one job.
@@ -124,7 +124,7 @@ type measurement struct {
 }
 
 // newMeasurement returns the empty record of a replication of c.
-func newMeasurement(c *Config, queueLen []int32) measurement {
+func newMeasurement(c *config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
 		curBatch: -1, nextBatch: int64(c.Warmup),
 		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,

@@ -106,14 +106,13 @@ func TestMinimalLoopAgrees(t *testing.T) {
 		t.Skip("20 + 20 replications of 200,000 jobs")
 	}
 	const reps, jobs, warmup = 20, 200_000, 20_000
-	c, err := Config{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true},
-		Jobs: jobs, Warmup: warmup, Seed: 7}.normalized()
+	c, err := config{Model: Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}}, Settings: Settings{Jobs: jobs, Warmup: warmup, Seed: 7}}.normalized()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var a, b []float64
 	for i := range reps {
-		a = append(a, runRep(c, i).Sojourn)
+		a = append(a, runRep(c, i, nil).Sojourn)
 		s, _ := minimalBestOfTwo(100, 0.9, warmup, jobs, uint64(1000+i))
 		b = append(b, s)
 	}
@@ -138,7 +137,7 @@ func meanVar(x []float64) (m, v float64) {
 }
 
 // bestOfTwoBench is the engine's configuration of BenchmarkMinimalLoop.
-var bestOfTwoBench = Config{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}, Jobs: 1_000_000, Warmup: -1}
+var bestOfTwoBench = config{Model: Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}}, Settings: Settings{Jobs: 1_000_000, Warmup: -1}}
 
 // BenchmarkMinimalLoop runs the minimal loop and the engine on the same
 // model (best of two with replacement, FCFS, exponential sizes, N = 100,
@@ -157,7 +156,7 @@ func BenchmarkMinimalLoop(b *testing.B) {
 			_, ev := minimalBestOfTwo(c.Servers, c.Load, 0, c.Jobs, uint64(i+1))
 			evMin += ev
 		}, func() {
-			evEng += runRep(c, i).Events
+			evEng += runRep(c, i, nil).Events
 		})
 	}
 	tMin, tEng := p.Wall[0].Seconds(), p.Wall[1].Seconds()
@@ -180,6 +179,6 @@ func BenchmarkEngineOnly(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; b.Loop(); i++ {
-		runRep(c, i)
+		runRep(c, i, nil)
 	}
 }

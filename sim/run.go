@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"errors"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -10,13 +10,14 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Estimate is a simulated mean with the half-widths of its confidence
 // intervals: Student t on Samples independent means (replications, or the
 // batch means of a single replication), t quantile with Samples−1 degrees
 // of freedom. CI95 is always the 95% half-width; HalfWidth is the
-// half-width at Level (Config.Level, default 0.95, when it equals CI95).
+// half-width at Level (Settings.Level, default 0.95, when it equals CI95).
 // With one sample there is no interval and both are 0.
 type Estimate struct {
 	Mean      float64 `json:"mean"`
@@ -36,7 +37,7 @@ func (e Estimate) Contains(x, allow float64) bool {
 type Rep struct {
 	// Per-job means over the measured jobs, with T a job's time in system
 	// and S its size: Sojourn E[T], Slowdown E[T/S] (a sample mean whose
-	// expectation may be infinite: see Config.SlowdownFinite),
+	// expectation may be infinite: see Model.SlowdownFinite),
 	// SlowdownTail P(T > SlowdownTailAt·S) and Delay E[T − S] over the
 	// served jobs; BusyAtArrival (the fraction sent to a server with at
 	// least one job), Blocking and RandomFraction (JIQ: sent without a
@@ -65,18 +66,31 @@ type Rep struct {
 	// lengths CorrelationAge apart (Correlations pairs).
 	Correlation  float64
 	Correlations int
-	// Samples are the states at Config.SampleTimes.
+	// Samples are the states at Settings.SampleTimes.
 	Samples   []Sample
 	Jobs      int64              // measured jobs
 	Events    int64              // events simulated
 	Time      float64            // simulated time
 	batch     [batches]batchSums // the measured jobs' sums in 10 batches (batch means when Reps = 1)
-	abandoned bool               // Config.Stop ended it before the end
+	abandoned bool               // the run's Context ended it before the end
 }
 
 // Result of Run. T is a job's time in system and S its size.
+//
+// Its Status is Completed for a run of a fixed number of replications
+// and, with a precision target (Settings.RelPrecision), Converged if it
+// reached the target or NotConverged if it stopped at MaxReps
+// replications; Interrupted when the run's Context ended it early (Reps
+// then holds the replications that finished, in order of their numbers,
+// which may skip those abandoned, and the estimates are theirs; with none
+// finished the estimates are zero). Evaluations counts the events
+// simulated, all replications together; Elapsed is the wall time.
 type Result struct {
-	Config Config
+	outcome.Outcome
+	// Model and Settings are the run's, normalized: their defaults filled
+	// in (Dispatchers, Jobs, Warmup, Reps, Level, MaxReps, Beta).
+	Model    Model
+	Settings Settings
 	// Sojourn is the mean time in system E[T] over the served jobs. Every
 	// estimate leaves out the replications (or batches) with nothing to
 	// average (no served job; no arrival); Samples counts the others. A run
@@ -84,7 +98,7 @@ type Result struct {
 	// Horizon run may end with none (Samples 0, Mean 0).
 	Sojourn Estimate
 	// Slowdown is E[T/S], nil where that mean is infinite
-	// (Config.SlowdownFinite: FCFS with exponential or H2 sizes, except
+	// (Model.SlowdownFinite: FCFS with exponential or H2 sizes, except
 	// under JIQ blocking); SlowdownNote then says why in one line.
 	Slowdown     *Estimate
 	SlowdownNote string
@@ -111,39 +125,36 @@ type Result struct {
 	BoardMean, Correlation *Estimate
 	// Tipped counts the replications that tipped (stale-board runs).
 	Tipped int
-	// Trajectory holds, for each of Config.SampleTimes, the mean state over
+	// Trajectory holds, for each of Settings.SampleTimes, the mean state over
 	// the replications with its interval.
 	Trajectory []TrajectoryPoint
-	// Reps are the replications run: Config.Reps, or with a precision
-	// target (Config.RelPrecision) up to Config.MaxReps.
+	// Reps are the replications run: Settings.Reps, or with a precision
+	// target (Settings.RelPrecision) up to Settings.MaxReps.
 	Reps []Rep
 	// PrecisionReached (precision target only) reports whether the
-	// half-width of Sojourn at Config.Level is at most RelPrecision·|mean|;
+	// half-width of Sojourn at Settings.Level is at most RelPrecision·|mean|;
 	// false when the run stopped at MaxReps replications without it.
 	// Rounds is the number of rounds of replications run (1 without a
 	// target).
 	PrecisionReached bool
 	Rounds           int
-	// Interrupted reports that Config.Stop ended the run early: Reps holds
-	// the replications that finished (in order of their numbers, which
-	// may skip those abandoned), and the estimates are theirs.
-	Interrupted bool
-	// Jobs measured and events simulated in all replications; Seconds of
-	// wall time.
-	Jobs, Events    int64
-	Seconds         float64
-	EventsPerSecond float64
+	// Jobs measured in all replications.
+	Jobs int64
 
-	workers int // replications run at once (Config.workers)
+	cfg         config        // the run, normalized
+	workers     int           // replications run at once (config.workers)
+	interrupted bool          // the Context ended the run early
+	arrivals    *atomic.Int64 // arrivals simulated so far, for Settings.Progress
 }
 
-// Run simulates c.Reps independent replications, in parallel on
-// c.Workers goroutines; with a precision target (c.RelPrecision > 0) it
-// then adds replications in rounds until the target or c.MaxReps is
-// reached. Replication r always uses the random stream of (c.Seed, r) and
+// Run simulates s.Reps independent replications of m, in parallel on
+// s.Workers goroutines; with a precision target (s.RelPrecision > 0) it
+// then adds replications in rounds until the target or s.MaxReps is
+// reached. Replication r always uses the random stream of (s.Seed, r) and
 // each round's size depends only on the replications before it, so the
-// result depends only on c (not on Workers or GOMAXPROCS). An invalid c
-// is an error naming the offending Config field.
+// result depends only on m and s (not on Workers or GOMAXPROCS). A nil s
+// means the default settings. An invalid model or setting is an error
+// naming the offending field.
 //
 // The rounds: with n replications and half-width h against the target
 // h* = RelPrecision·|mean|, the next round brings the total to
@@ -152,17 +163,17 @@ type Result struct {
 // half-width read from the data makes the final interval's coverage
 // slightly below its nominal level; the target is a precision, not a
 // coverage, guarantee.
-func Run(c Config) (*Result, error) {
-	c, err := c.normalized()
+func Run(m *Model, s *Settings) (*Result, error) {
+	c, err := newConfig(m, s).normalized()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	res := &Result{Config: c}
+	res := &Result{Model: c.Model, Settings: c.Settings, cfg: c}
 	res.workers = c.workers()
 	res.runReps(c.Reps)
 	res.Rounds = 1
-	for c.RelPrecision > 0 && !res.Interrupted {
+	for c.RelPrecision > 0 && !res.interrupted {
 		if res.Sojourn.Samples >= 2 && res.Sojourn.HalfWidth <= c.RelPrecision*math.Abs(res.Sojourn.Mean) {
 			res.PrecisionReached = true
 			break
@@ -173,59 +184,45 @@ func Run(c Config) (*Result, error) {
 		res.runReps(res.nextRound())
 		res.Rounds++
 	}
-	if len(res.Reps) == 0 {
-		return nil, ErrStopped
+	switch {
+	case res.interrupted:
+		res.Status = outcome.Interrupted
+	case c.RelPrecision == 0:
+		res.Status = outcome.Completed
+	case res.PrecisionReached:
+		res.Status = outcome.Converged
+	default:
+		res.Status = outcome.NotConverged
 	}
-	if res.Sojourn.Samples == 0 && c.Horizon == 0 {
+	if len(res.Reps) > 0 && res.Sojourn.Samples == 0 && c.Horizon == 0 {
 		return nil, param.Errorf("Jobs", "no measured job was served in any replication (every one was blocked): the time in system has no sample; run more jobs or at a lower load")
 	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Elapsed = time.Since(start)
 	for _, r := range res.Reps {
 		res.Jobs += r.Jobs
-		res.Events += r.Events
+		res.Evaluations += int(r.Events)
 		if r.Tipped {
 			res.Tipped++
 		}
 	}
-	if res.Seconds > 0 {
-		res.EventsPerSecond = float64(res.Events) / res.Seconds
+	if len(res.Reps) > 0 {
+		res.trajectory()
 	}
-	res.trajectory()
 	return res, nil
-}
-
-// ErrStopped is Run's error when Config.Stop closed before any
-// replication finished.
-var ErrStopped = errors.New("sim: stopped before any replication finished")
-
-// Status is "completed" for a run of a fixed number of replications and,
-// for a run with a precision target, "converged" if it reached the target
-// or "not_converged" if it stopped at MaxReps replications; "interrupted"
-// when Config.Stop ended it early.
-func (res *Result) Status() string {
-	switch {
-	case res.Interrupted:
-		return "interrupted"
-	case res.Config.RelPrecision == 0:
-		return "completed"
-	case res.PrecisionReached:
-		return "converged"
-	}
-	return "not_converged"
 }
 
 // runReps runs replications len(res.Reps) … total−1 in parallel and
 // aggregates all of them.
 func (res *Result) runReps(total int) {
-	c := res.Config
+	c := res.cfg
 	from := len(res.Reps)
 	res.Reps = append(res.Reps, make([]Rep, total-from)...)
 	ran := make([]bool, total-from)
 	_ = parallel.For(total-from, res.workers, nil, func(i int) error {
-		if parallel.Stopped(c.Stop) {
+		if c.Stopped() {
 			return nil
 		}
-		if r := runRep(c, from+i); !r.abandoned {
+		if r := runRep(c, from+i, res.progress()); !r.abandoned {
 			res.Reps[from+i], ran[i] = r, true
 		}
 		return nil
@@ -237,7 +234,7 @@ func (res *Result) runReps(total int) {
 		}
 	}
 	if len(kept) < total {
-		res.Interrupted = true
+		res.interrupted = true
 		res.Reps = kept
 	}
 	if len(res.Reps) > 0 {
@@ -248,7 +245,7 @@ func (res *Result) runReps(total int) {
 // nextRound is the total number of replications after the next round of
 // a run with a precision target that has not reached it (see Run).
 func (res *Result) nextRound() int {
-	c, n := res.Config, len(res.Reps)
+	c, n := res.cfg, len(res.Reps)
 	lo, hi := n+(n+3)/4, min(4*n, c.MaxReps)
 	want := hi
 	if target := c.RelPrecision * math.Abs(res.Sojourn.Mean); target > 0 {
@@ -260,9 +257,25 @@ func (res *Result) nextRound() int {
 	return min(max(want, lo), hi)
 }
 
-// runRep simulates replication rep of the normalized configuration c.
-func runRep(c Config, rep int) Rep {
+// progress is the engine's progress callback, adding its arrivals to the
+// run's and telling Settings.Progress (nil without one).
+func (res *Result) progress() func(int64) {
+	c := &res.cfg
+	if c.Progress == nil {
+		return nil
+	}
+	if res.arrivals == nil {
+		res.arrivals = new(atomic.Int64)
+	}
+	total, done := int64(float64(c.maxReps())*c.cost().arrivals), res.arrivals
+	return func(n int64) { c.Progress(done.Add(n), total, "") }
+}
+
+// runRep simulates replication rep of the normalized configuration c,
+// telling progress (if not nil) of its arrivals.
+func runRep(c config, rep int, progress func(int64)) Rep {
 	e := newEngine(c, rep)
+	e.progress = progress
 	e.run()
 	r := e.measure.rep(e.events, e.now)
 	r.abandoned = e.abandoned
@@ -281,7 +294,7 @@ type TrajectoryPoint struct {
 }
 
 func (res *Result) trajectory() {
-	c := res.Config
+	c := res.cfg
 	for j, t := range c.SampleTimes {
 		p := TrajectoryPoint{T: t}
 		x := make([]float64, len(res.Reps))
@@ -305,7 +318,7 @@ func (res *Result) trajectory() {
 // aggregate forms the estimates: from replication means when there are
 // several replications, from the batch means of one otherwise.
 func (res *Result) aggregate() {
-	c := res.Config
+	c := res.cfg
 	// A replication (or batch) in which no measured job was served (all
 	// blocked) has no time in system to contribute, and one with no
 	// measured arrival (a batch of a Horizon run) no fraction: they are

@@ -17,8 +17,7 @@ func TestPublishedStaleBoardBistability(t *testing.T) {
 		t.Skip("herd runs of 20 refresh periods")
 	}
 	const T = 1100
-	base := Config{Servers: 100, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: T,
-		Jobs: 2_000_000, Warmup: 500_000, Reps: 4, Seed: 21}
+	base := config{Model: Model{Servers: 100, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: T}, Settings: Settings{Jobs: 2_000_000, Warmup: 500_000, Reps: 4, Seed: 21}}
 	bal := mustRun(t, base)
 	half := base
 	half.Start = farm.Start{Kind: farm.Half, Jobs: T / 10}
@@ -47,8 +46,7 @@ func TestPublishedStaleBoardMean1600(t *testing.T) {
 	if testing.Short() {
 		t.Skip("N = 1,600 over 20 refresh periods")
 	}
-	r := mustRun(t, Config{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 400,
-		Jobs: 5_000_000, Warmup: 1_000_000, Reps: 4, Seed: 22})
+	r := mustRun(t, config{Model: Model{Servers: 1600, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Period: 400}, Settings: Settings{Jobs: 5_000_000, Warmup: 1_000_000, Reps: 4, Seed: 22}})
 	if r.BoardMean != nil {
 		t.Logf("mean board %.4f ± %.4f", r.BoardMean.Mean, r.BoardMean.CI95)
 	}
@@ -107,7 +105,7 @@ func TestPublishedSizeSpreadTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := mustRun(t, Config{Servers: 100, Load: 0.9, Policy: pol, Discipline: c.d, Sizes: z, Jobs: c.jobs, Seed: uint64(100 + i)})
+		r := mustRun(t, config{Model: Model{Servers: 100, Load: 0.9, Policy: pol, Discipline: c.d, Sizes: z}, Settings: Settings{Jobs: c.jobs, Seed: uint64(100 + i)}})
 		ok := agrees(r.Sojourn, c.want, 0.03)
 		t.Logf("%-10s %-6s %-4v published %6.2f  sim %8.3f ± %.3f %v", c.policy, c.sizes, c.d, c.want, r.Sojourn.Mean, r.Sojourn.CI95, ok)
 		if !ok {
@@ -129,7 +127,7 @@ func TestBoardAgeCorrelation(t *testing.T) {
 		sizes farm.Sizes
 		want  float64
 	}{{farm.Sizes{}, 0.05}, {farm.Sizes{Kind: farm.H2, SCV: 30}, 0.67}} {
-		r := mustRun(t, Config{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: c.sizes, CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31})
+		r := mustRun(t, config{Model: Model{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: c.sizes}, Settings: Settings{CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31}})
 		t.Logf("%v: correlation %.3f ± %.3f (published %.2f)", c.sizes, r.Correlation.Mean, r.Correlation.CI95, c.want)
 		if r.Correlation == nil || math.Abs(r.Correlation.Mean-c.want) > 1.5*r.Correlation.CI95+0.03 {
 			t.Errorf("%v: correlation %+v, published %.2f", c.sizes, r.Correlation, c.want)

@@ -31,7 +31,7 @@ import "github.com/fluidlb/fluid/farm"
 // estimates; it does not single out degenerate transient runs in which no
 // measured job can wait (say the first N jobs into an empty farm under
 // JSQ).
-func (c Config) SlowdownFinite() (finite bool, why string) {
+func (c Model) SlowdownFinite() (finite bool, why string) {
 	switch {
 	case c.Discipline == farm.PS:
 		return true, "under PS time in system / size is at most the mean number of jobs at the server during the job's stay"

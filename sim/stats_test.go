@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // The mean slowdown E[T/S] is reported exactly where it is finite: not
@@ -33,7 +34,7 @@ func TestSlowdownOnlyWhereFinite(t *testing.T) {
 		{farm.PS, exp, farm.Policy{}, true},
 		{farm.PS, h2, jsq, true},
 	} {
-		cfg := Config{Servers: 10, Load: 0.7, Discipline: c.disc, Sizes: c.sizes, Policy: c.policy, Jobs: 5000, Reps: 4, Seed: 3}
+		cfg := config{Model: Model{Servers: 10, Load: 0.7, Discipline: c.disc, Sizes: c.sizes, Policy: c.policy}, Settings: Settings{Jobs: 5000, Reps: 4, Seed: 3}}
 		if finite, why := cfg.SlowdownFinite(); finite != c.finite || why == "" {
 			t.Errorf("%s: SlowdownFinite = %v, %q; want %v", cfg.Describe(), finite, why, c.finite)
 		}
@@ -61,7 +62,7 @@ func TestSlowdownOnlyWhereFinite(t *testing.T) {
 // and WaitProb are Delay and BusyAtArrival.
 func TestPSFields(t *testing.T) {
 	const load = 0.5
-	c := Config{Servers: 10, Load: load, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 4}, Jobs: 50_000, Reps: 4, Seed: 5}
+	c := config{Model: Model{Servers: 10, Load: load, Discipline: farm.PS, Sizes: farm.Sizes{Kind: farm.H2, SCV: 4}}, Settings: Settings{Jobs: 50_000, Reps: 4, Seed: 5}}
 	r := mustRun(t, c)
 	if r.Wait != nil || r.WaitProb != nil {
 		t.Errorf("PS: wait %+v, P(wait > 0) %+v; want nil", r.Wait, r.WaitProb)
@@ -84,7 +85,7 @@ func TestPSFields(t *testing.T) {
 // quantiles and leaves the mean and the 95% half-width alone.
 func TestLevel(t *testing.T) {
 	for _, reps := range []int{5, 1} { // replication means, batch means
-		c := Config{Servers: 10, Load: 0.7, Jobs: 5000, Reps: reps, Seed: 9}
+		c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Jobs: 5000, Reps: reps, Seed: 9}}
 		a := mustRun(t, c)
 		c.Level = 0.99
 		b := mustRun(t, c)
@@ -109,7 +110,7 @@ func TestLevel(t *testing.T) {
 // at most RelPrecision·mean; the result does not depend on the workers,
 // and equals a plain run of as many replications.
 func TestRelPrecision(t *testing.T) {
-	c := Config{Servers: 10, Load: 0.7, Jobs: 2000, Reps: 4, Seed: 13, RelPrecision: 0.01, Level: 0.9, Workers: 1}
+	c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Jobs: 2000, Reps: 4, Seed: 13, RelPrecision: 0.01, Level: 0.9, Run: outcome.Run{Workers: 1}}}
 	a := mustRun(t, c)
 	s := a.Sojourn
 	t.Logf("%d replications in %d rounds: %.4f ± %.4f", len(a.Reps), a.Rounds, s.Mean, s.HalfWidth)
@@ -119,7 +120,7 @@ func TestRelPrecision(t *testing.T) {
 	}
 	c.Workers = 4
 	b := mustRun(t, c)
-	if len(b.Reps) != len(a.Reps) || b.Rounds != a.Rounds || b.Sojourn != a.Sojourn || b.Events != a.Events {
+	if len(b.Reps) != len(a.Reps) || b.Rounds != a.Rounds || b.Sojourn != a.Sojourn || b.Evaluations != a.Evaluations {
 		t.Errorf("workers 1: %d reps %+v; workers 4: %d reps %+v", len(a.Reps), a.Sojourn, len(b.Reps), b.Sojourn)
 	}
 	plain := c
@@ -147,7 +148,7 @@ func TestRelPrecision(t *testing.T) {
 func TestBatchOf(t *testing.T) {
 	for _, warm := range []int64{0, 3} {
 		for _, jobs := range []int64{1, 5, 9, 10, 11, 97, 1000, math.MaxInt64 - 3} {
-			m := newMeasurement(&Config{Warmup: int(warm), Jobs: int(min(jobs, 1<<40))}, nil)
+			m := newMeasurement(&config{Settings: Settings{Warmup: int(warm), Jobs: int(min(jobs, 1<<40))}}, nil)
 			m.measuredJobs = jobs
 			for id := int64(0); id < warm+min(jobs, 2000)+5; id++ {
 				want := int32(-1)

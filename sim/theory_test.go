@@ -17,9 +17,9 @@ func agrees(e Estimate, x, rel float64) bool {
 	return math.Abs(e.Mean-x) <= 1.5*e.CI95+rel*math.Abs(x)
 }
 
-func mustRun(t *testing.T, c Config) *Result {
+func mustRun(t *testing.T, c config) *Result {
 	t.Helper()
-	r, err := Run(c)
+	r, err := run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestRandomDispatchAnchors(t *testing.T) {
 				want = 1 + load*(1+z.SquaredCV())/(2*(1-load))
 			}
 			// Ten servers: each is an M/G/1 queue whatever N is.
-			r := mustRun(t, Config{Servers: 10, Load: load, Discipline: d, Sizes: z, Jobs: c.jobs, Seed: 11})
+			r := mustRun(t, config{Model: Model{Servers: 10, Load: load, Discipline: d, Sizes: z}, Settings: Settings{Jobs: c.jobs, Seed: 11}})
 			if !agrees(r.Sojourn, want, 0) {
 				t.Errorf("random %v %s: sojourn %.4f ± %.4f, theory %.4f", d, c.sizes, r.Sojourn.Mean, r.Sojourn.CI95, want)
 			}
@@ -79,7 +79,7 @@ func TestRoundRobinErlang(t *testing.T) {
 	if math.Abs(want-5.2268) > 1e-4 {
 		t.Fatalf("E_N/M/1 reference %.5f, the issue quotes 5.2268", want)
 	}
-	r := mustRun(t, Config{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.RoundRobin}, Jobs: 500_000, Seed: 3})
+	r := mustRun(t, config{Model: Model{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.RoundRobin}}, Settings: Settings{Jobs: 500_000, Seed: 3}})
 	if !agrees(r.Sojourn, want, 0) {
 		t.Errorf("round robin: %.4f ± %.4f, E_N/M/1 %.4f", r.Sojourn.Mean, r.Sojourn.CI95, want)
 	}
@@ -90,7 +90,7 @@ func TestRoundRobinErlang(t *testing.T) {
 func TestCountPoliciesInsensitiveToDiscipline(t *testing.T) {
 	for _, p := range []string{"jsqd:2", "jsq", "tally"} {
 		pol, _ := farm.ParsePolicy(p)
-		c := Config{Servers: 100, Load: 0.9, Policy: pol, Jobs: 400_000, Seed: 5}
+		c := config{Model: Model{Servers: 100, Load: 0.9, Policy: pol}, Settings: Settings{Jobs: 400_000, Seed: 5}}
 		if pol.Kind == farm.Tally {
 			c.Dispatchers, c.Period = 5, 200
 		}
@@ -120,7 +120,7 @@ func TestJIQBlockingProductForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := mustRun(t, Config{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 400_000, Seed: 9})
+		r := mustRun(t, config{Model: Model{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 400_000, Seed: 9}})
 		if !agrees(r.Blocking, exact.Blocking, 0) {
 			t.Errorf("λ=%v α=%v β=%v: blocking %.5f ± %.5f, product form %.5f", c.load, c.alpha, c.beta, r.Blocking.Mean, r.Blocking.CI95, exact.Blocking)
 		}
@@ -140,14 +140,14 @@ func TestJIQQueueingLimit(t *testing.T) {
 	const load, a1 = 0.5, 0.7
 	ew := load * (a1 - 0.5) / (1 - load*a1) // E[W] → λ₂/(1−λ₂)
 	l2 := ew / (1 + ew)
-	r := mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Jobs: 1_000_000, Reps: 4, Seed: 13})
+	r := mustRun(t, config{Model: Model{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}}, Settings: Settings{Jobs: 1_000_000, Reps: 4, Seed: 13}})
 	t.Logf("E[W] %.4f ± %.4f (limit %.4f); sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
 	if !agrees(*r.Wait, ew, 0.05) || !agrees(r.RandomFraction, l2/load, 0.05) {
 		t.Errorf("E[W] %.4f ± %.4f (limit %.4f), sent at random %.4f ± %.4f (limit %.4f)", r.Wait.Mean, r.Wait.CI95, ew, r.RandomFraction.Mean, r.RandomFraction.CI95, l2/load)
 	}
 	// Token exchange above ν* = (Rα₁ − 1)λ/(1 − λ) = 0.4 gives zero wait
 	// in the limit; at N = 2,000 the wait is small.
-	r = mustRun(t, Config{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 2, Jobs: 400_000, Reps: 4, Seed: 14})
+	r = mustRun(t, config{Model: Model{Servers: 2000, Load: load, Alpha: []float64{a1, 1 - a1}, Policy: farm.Policy{Kind: farm.JIQQueueing}, Exchange: 2}, Settings: Settings{Jobs: 400_000, Reps: 4, Seed: 14}})
 	if r.Wait.Mean > 0.02 {
 		t.Errorf("with ν = 2 > ν* = 0.4: E[W] = %.4f, want ≈ 0", r.Wait.Mean)
 	}
@@ -158,7 +158,7 @@ func TestJIQQueueingLimit(t *testing.T) {
 // fraction is λ(1 − e^{−t}); allowance 2/N for the finite-N bias.
 func TestSampleTimes(t *testing.T) {
 	times := []float64{0, 1, 3}
-	r := mustRun(t, Config{Servers: 1000, Load: 0.5, Policy: farm.Policy{Kind: farm.JIQBlocking}, Jobs: 1, Warmup: -1, Reps: 16, SampleTimes: times, Seed: 4})
+	r := mustRun(t, config{Model: Model{Servers: 1000, Load: 0.5, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 1, Warmup: -1, Reps: 16, SampleTimes: times, Seed: 4}})
 	if len(r.Trajectory) != len(times) {
 		t.Fatalf("%d trajectory points", len(r.Trajectory))
 	}
@@ -171,7 +171,7 @@ func TestSampleTimes(t *testing.T) {
 			t.Errorf("t=%v: blocking JIQ servers hold more than one job: %+v", p.T, p.Occupancy)
 		}
 	}
-	if _, err := Run(Config{Servers: 10, Load: 0.5, SampleTimes: []float64{2, 1}}); err == nil {
+	if _, err := run(config{Model: Model{Servers: 10, Load: 0.5}, Settings: Settings{SampleTimes: []float64{2, 1}}}); err == nil {
 		t.Error("decreasing sample times accepted")
 	}
 }

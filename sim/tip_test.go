@@ -11,10 +11,10 @@ import (
 // edge, T(1−λ)² = 1) every run tips, within a few periods; at T = 600
 // (2·T*) no balanced run does.
 func TestHorizonAndTip(t *testing.T) {
-	base := Config{Servers: 50, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}, Reps: 4, Seed: 3}
+	base := config{Model: Model{Servers: 50, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}}, Settings: Settings{Reps: 4, Seed: 3}}
 	c := base
 	c.Period, c.Horizon, c.StopAtTip = 100, 40, true
-	res, err := Run(c)
+	res, err := run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestHorizonAndTip(t *testing.T) {
 	}
 	c = base
 	c.Period, c.Horizon, c.Series = 600, 6, true
-	res, err = Run(c)
+	res, err = run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestHorizonAndTip(t *testing.T) {
 // end.
 func TestQueuesAndFinal(t *testing.T) {
 	q := []int32{0, 3, 7, 1}
-	res, err := Run(Config{Servers: 4, Load: 1e-9, Period: 0.5, Horizon: 1, Queues: q, RecordFinal: true, Reps: 2, Seed: 1})
+	res, err := run(config{Model: Model{Servers: 4, Load: 1e-9, Period: 0.5, Queues: q}, Settings: Settings{Horizon: 1, RecordFinal: true, Reps: 2, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,16 +68,16 @@ func TestQueuesAndFinal(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []Config{
-		{Servers: 4, Load: 0.5, Queues: []int32{1, 2}},
-		{Servers: 2, Load: 0.5, Queues: []int32{1, -2}},
-		{Servers: 2, Load: 0.5, Queues: []int32{1, 2}, Start: farm.Start{Kind: farm.Half, Jobs: 3}},
-		{Servers: 2, Load: 0.5, Horizon: 3},
-		{Servers: 2, Load: 0.5, Period: 1, Horizon: 3, Jobs: 10},
-		{Servers: 2, Load: 0.5, Period: 1, StopAtTip: true},
-		{Servers: 2, Load: 0.5, Period: 1, Horizon: -1},
+	for _, bad := range []config{
+		{Model: Model{Servers: 4, Load: 0.5, Queues: []int32{1, 2}}},
+		{Model: Model{Servers: 2, Load: 0.5, Queues: []int32{1, -2}}},
+		{Model: Model{Servers: 2, Load: 0.5, Queues: []int32{1, 2}, Start: farm.Start{Kind: farm.Half, Jobs: 3}}},
+		{Model: Model{Servers: 2, Load: 0.5}, Settings: Settings{Horizon: 3}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{Horizon: 3, Jobs: 10}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{StopAtTip: true}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{Horizon: -1}},
 	} {
-		if _, err := Run(bad); err == nil {
+		if _, err := run(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}

@@ -19,7 +19,7 @@ type tokenPools struct {
 
 // newTokenPools returns c's token pools, all empty (run places the idle
 // servers' tokens).
-func newTokenPools(c *Config, r *rng) tokenPools {
+func newTokenPools(c *config, r *rng) tokenPools {
 	n, k := c.Servers, c.Dispatchers
 	t := tokenPools{rng: r, pools: make([][]int32, k), holder: make([]int32, n), slot: make([]int32, n),
 		cumBeta: cumulative(c.Beta)}

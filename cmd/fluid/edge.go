@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -15,9 +15,8 @@ import (
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/sim"
+	"github.com/fluidlb/fluid/sim/tipping"
 	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
 )
 
 type edgeOptions struct {
@@ -164,11 +163,12 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	if o.simulate && halted == nil {
-		done, err := simulateEdges(stderr, rep, o, w.ctx.Done())
-		if errors.Is(err, sim.ErrStopped) {
-			halted = &stopped{w.caught(), fmt.Sprintf("the theory is complete; %d of the simulated edges finished (printed)", done)}
-		} else if err != nil {
+		done, all, err := simulateEdges(stderr, rep, o, w.ctx)
+		if err != nil {
 			return err
+		}
+		if done < all {
+			halted = &stopped{w.caught(), fmt.Sprintf("the theory is complete; %d of the simulated edges finished (printed)", done)}
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -186,42 +186,39 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	return halted
 }
 
-// simulateEdges measures every finite-N edge of the report by simulation:
-// seven periods within ±10% of the theory edge, then two more where the
-// simulated fraction falls through ½. It returns the number of rows
-// simulated; closing stop ends it with an error wrapping sim.ErrStopped.
-func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, stop <-chan struct{}) (int, error) {
+// simulateEdges measures every finite-N edge of the report by simulation
+// (tipping.AroundEdge: seven periods within ±10% of the theory edge, then
+// two more where the simulated fraction falls through ½). It returns the
+// number of rows simulated and of rows to simulate: fewer when ctx was
+// cancelled.
+func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, ctx context.Context) (int, int, error) {
 	var rows []*report.EdgeRow
 	for i := range rep.Rows {
 		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
 			rows = append(rows, &rep.Rows[i])
 		}
 	}
-	offsets := []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10}
-	bar := newProgress(stderr, len(rows)*(len(offsets)+2), "simulating")
+	design := tipping.AroundEdge(1, o.seed, 0) // the periods each edge simulates
+	bar := newProgress(stderr, len(rows)*(len(design.Scaled)+design.Refine), "simulating")
 	defer bar.done()
 	for i, row := range rows {
-		var grid []float64
-		for _, d := range offsets {
-			grid = append(grid, *row.Scaled*(1+d))
-		}
-		curve, err := validate.SimulateTipCurve(row.Dispatchers, row.Load, *row.Servers, &validate.TipCurveSettings{
-			Scaled: grid, Refine: 2, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
-			Progress: func(int, int) { bar.add(1) }, Stop: stop})
-		if errors.Is(err, sim.ErrStopped) {
-			return i, err
-		}
+		set := tipping.AroundEdge(*row.Scaled, o.seed, i)
+		set.Reps, set.Horizon = o.reps, *row.Horizon
+		set.Run = outcome.Run{Context: ctx, Workers: o.workers, Progress: func(int64, int64, string) { bar.add(1) }}
+		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: row.Dispatchers, Load: row.Load, Servers: *row.Servers}, set)
 		if err != nil {
-			return i, paramUsage(err)
+			return i, len(rows), paramUsage(err)
 		}
-		st, _ := curve.Status.MarshalText()
-		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
+		if curve.Status == outcome.Interrupted {
+			return i, len(rows), nil
+		}
+		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: curve.Status.Name(), Reps: o.reps}
 		for _, p := range curve.Points {
 			se.Points = append(se.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
 		row.Simulated = se
 	}
-	return len(rows), nil
+	return len(rows), len(rows), nil
 }
 
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/validate"
 )
@@ -78,9 +79,9 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		s.Filter = re
 	}
 	var bar *progress
-	s.Progress = func(done, total int, c validate.Case) {
+	s.Progress = func(done, total int64, _ string) {
 		if bar == nil {
-			bar = newProgress(stderr, total, "validating")
+			bar = newProgress(stderr, int(total), "validating")
 		}
 		bar.add(1)
 	}
@@ -88,7 +89,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	// finished ones; a second signal ends the process.
 	w := watchInterrupts(stderr, "stopping; the finished cases follow")
 	defer w.stop()
-	s.Stop = w.ctx.Done()
+	s.Context = w.ctx
 	rep, err := validate.Run(s)
 	if bar != nil {
 		bar.done()
@@ -111,7 +112,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	} else if err := writeValidateText(stdout, rep); err != nil {
 		return err
 	}
-	if rep.Interrupted {
+	if rep.Status == outcome.Interrupted {
 		return &stopped{w.caught(), fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)}
 	}
 	if rep.Failed > 0 {
@@ -123,7 +124,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 // validateReport is the JSON document of a validation run.
 func validateReport(rep *validate.Report, o *validateOptions) *report.Validate {
 	doc := &report.Validate{Header: report.NewHeader("validate"), Seed: o.seed, Filter: o.filter,
-		Cases: rep.Cases, Failed: rep.Failed, Seconds: rep.Seconds, Quick: rep.Quick, Interrupted: rep.Interrupted, Done: rep.Done}
+		Cases: rep.Cases, Failed: rep.Failed, Seconds: rep.Elapsed.Seconds(), Quick: rep.Quick, Interrupted: rep.Status == outcome.Interrupted, Done: rep.Done}
 	for _, c := range rep.Checks {
 		doc.Checks = append(doc.Checks, report.Check{Case: c.Case, Source: c.Source, Quantity: c.Quantity, N: c.N,
 			Theory: c.Theory, Allow: c.Allow, Sim: estimate(c.Sim), Half: c.Half, Pass: c.Pass, Seconds: c.Seconds})
@@ -137,7 +138,7 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 	if rep.Quick {
 		what = "quick catalogue"
 	}
-	if rep.Interrupted {
+	if rep.Status == outcome.Interrupted {
 		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %d cases, %d checks\n\n", what, rep.Done, rep.Cases, len(rep.Checks))
 	} else {
 		fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
@@ -170,7 +171,7 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 	b.Reset()
 	b.WriteString(strings.Join(lines, "\n"))
 	fmt.Fprintf(&b, "\n%d of %d checks passed in %.1f s. A check passes when |simulation − theory| ≤ the 99.9%% half-width (column ± 99.9%%) + the allowance.\n",
-		len(rep.Checks)-rep.Failed, len(rep.Checks), rep.Seconds)
+		len(rep.Checks)-rep.Failed, len(rep.Checks), rep.Elapsed.Seconds())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,23 +1,52 @@
-package validate
+package tipping
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
-	"github.com/fluidlb/fluid/solver"
 )
 
-// TipCurveSettings control SimulateTipCurve. Zero fields mean the
-// documented defaults.
-type TipCurveSettings struct {
+// Model is the system whose tipping is simulated: Servers servers and
+// Dispatchers dispatchers, each adding its own sends to a stale board
+// (farm.Tally), at load λ, from Start.
+type Model struct {
+	// Dispatchers k ≥ 1. Required.
+	Dispatchers int
+	// Load λ, 0 < λ < 1. Required.
+	Load float64
+	// Servers N ≥ 1. Required.
+	Servers int
+	// Start is the runs' initial state. Default empty.
+	Start farm.Start
+}
+
+// Validate checks the model (a *param.Error names the bad field; the
+// simulator checks the size of each run).
+func (m *Model) Validate() error {
+	if m.Dispatchers < 1 {
+		return param.Errorf("Dispatchers", "k = %d, want at least 1", m.Dispatchers)
+	}
+	if !(m.Load > 0 && m.Load < 1) {
+		return param.Errorf("Load", "λ = %v, want 0 < λ < 1", m.Load)
+	}
+	if m.Servers < 1 {
+		return param.Errorf("Servers", "N = %d, want at least 1 server", m.Servers)
+	}
+	return m.Start.Validate()
+}
+
+// Settings control Simulate. A nil *Settings or a zero field means the
+// documented default.
+type Settings struct {
 	// Scaled lists the refresh periods, as T(1−λ)², at which to simulate.
 	// Required.
 	Scaled []float64
@@ -26,28 +55,39 @@ type TipCurveSettings struct {
 	// Horizon is H, the refresh periods a run lasts (it stops early once it
 	// has tipped). Default 100.
 	Horizon int
-	// Start is the runs' initial state. Default empty.
-	Start farm.Start
 	// Seed of the runs; period i uses Seed + i.
 	Seed uint64
-	// Workers is the number of runs simulated at once (default
-	// GOMAXPROCS); results do not depend on it.
-	Workers int
 	// Refine adds that many periods after the grid, each at the midpoint
 	// of the bracket where the simulated fraction falls through ½: near a
 	// steep curve (large N) the grid alone may hold no period with some
 	// runs tipped and some not. Default 0.
 	Refine int
-	// Progress, if not nil, is called after each period's runs with the
-	// number done and the total.
-	Progress func(done, total int)
-	// Stop, if not nil, ends the simulation early once closed: the call
-	// then returns an error wrapping sim.ErrStopped.
-	Stop <-chan struct{}
+	// Run: Workers is the number of runs simulated at once (default
+	// GOMAXPROCS; results do not depend on it); Progress is told after
+	// each period of the periods done and their total; a cancelled
+	// Context ends the simulation with the periods finished (Status
+	// Interrupted, no fit).
+	outcome.Run
 }
 
-// TipPoint is the simulated tipping frequency at one refresh period.
-type TipPoint struct {
+// AroundEdge is the simulated finite-N edge experiment (fluid edge
+// --simulate, and fluid validate's finite-n-edge case): the settings that
+// simulate edge i of a run whose seed is seed around a theory edge at the
+// scaled period scaled (T*(N, H)(1−λ)²). Seven periods within ±10% of it,
+// then two where the simulated fraction falls through ½ (Refine); the
+// seed sim.SubSeed(seed, 1000·i), so that the periods of different edges
+// (Seed + 0, 1, …) never share a seed. Reps, Horizon and Run are left to
+// the caller.
+func AroundEdge(scaled float64, seed uint64, i int) *Settings {
+	s := &Settings{Refine: 2, Seed: sim.SubSeed(seed, uint64(1000*i))}
+	for _, d := range []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10} {
+		s.Scaled = append(s.Scaled, scaled*(1+d))
+	}
+	return s
+}
+
+// Point is the simulated tipping frequency at one refresh period.
+type Point struct {
 	Scaled, Period float64
 	// Tipped of Reps runs tipped within the horizon (see
 	// farm.TipThreshold); Fraction = Tipped/Reps with its 95% Wilson
@@ -59,13 +99,20 @@ type TipPoint struct {
 	MeanTipPeriod float64
 }
 
-// TipCurve is the probability of tipping within a horizon against the
+// Curve is the probability of tipping within a horizon against the
 // refresh period, simulated, with the finite-N edge where it crosses ½.
-type TipCurve struct {
-	K                int
-	Load             float64
-	Servers, Horizon int
-	Points           []TipPoint
+//
+// Its Status is Converged when the fit converged with a falling curve
+// that crosses ½ inside the simulated range (or the runs are separated),
+// NotSettled otherwise (every run tipped, or none did, or the crossing
+// lies outside), Interrupted when the Context ended the simulation (the
+// points are those finished; nothing is fitted). Evaluations counts the
+// events simulated.
+type Curve struct {
+	outcome.Outcome
+	Model   Model
+	Horizon int
+	Points  []Point
 	// Edge is the scaled period where the fitted logistic curve
 	// P(x) = 1/(1 + exp(−(A + B·x))) (maximum likelihood over every run)
 	// crosses ½, x½ = −A/B, with its 95% profile-likelihood interval
@@ -77,18 +124,15 @@ type TipCurve struct {
 	// maximum (B = −Inf, A NaN), Edge is the midpoint of [x₁, x₂] and the
 	// interval covers the bracket.
 	Separated bool
-	// Status is Converged when the fit converged with a falling curve
-	// that crosses ½ inside the simulated range (or the runs are
-	// separated), NotSettled otherwise (every run tipped, or none did, or
-	// the crossing lies outside).
-	Status solver.Status
 }
 
-// SimulateTipCurve simulates systems of servers servers with k dispatchers
-// (own tallies) at load λ, from s.Start, for s.Horizon refresh periods at
-// each of the scaled periods, and fits the tipping probability.
-func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*TipCurve, error) {
-	var set TipCurveSettings
+// Simulate simulates the model for s.Horizon refresh periods at each of
+// the scaled periods, s.Reps runs each, and fits the tipping probability.
+func Simulate(m *Model, s *Settings) (*Curve, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	var set Settings
 	if s != nil {
 		set = *s
 	}
@@ -97,30 +141,30 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 	if len(set.Scaled) == 0 {
 		return nil, param.Errorf("Scaled", "no refresh periods to simulate")
 	}
-	if !(load > 0 && load < 1) {
-		return nil, param.Errorf("Load", "λ = %v, want 0 < λ < 1", load)
-	}
-	scale := (1 - load) * (1 - load)
-	out := &TipCurve{K: k, Load: load, Servers: servers, Horizon: set.Horizon, Status: solver.NotSettled}
 	if set.Refine < 0 || set.Refine > 20 {
 		return nil, param.Errorf("Refine", "%d refinements, want 0..20", set.Refine)
 	}
+	start := time.Now()
+	scale := (1 - m.Load) * (1 - m.Load)
+	out := &Curve{Outcome: outcome.Outcome{Status: outcome.NotSettled}, Model: *m, Horizon: set.Horizon}
 	total := len(set.Scaled) + set.Refine
+	interrupted := false
 	simulate := func(i int, x float64) error {
 		if !(x > 0) || !param.Finite(x) {
 			return param.Errorf("Scaled", "T(1−λ)² = %v, want a finite number > 0", x)
 		}
 		T := x / scale
-		res, err := sim.Run(sim.Config{Servers: servers, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally},
-			Period: T, Start: set.Start, Horizon: set.Horizon, StopAtTip: true, Reps: set.Reps,
-			Seed: set.Seed + uint64(i), Workers: set.Workers, Stop: set.Stop})
+		res, err := sim.Run(&sim.Model{Servers: m.Servers, Load: m.Load, Dispatchers: m.Dispatchers, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: m.Start},
+			&sim.Settings{Horizon: set.Horizon, StopAtTip: true, Reps: set.Reps, Seed: set.Seed + uint64(i), Run: outcome.Run{Context: set.Context, Workers: set.Workers}})
 		if err != nil {
 			return err
 		}
-		if res.Interrupted {
-			return sim.ErrStopped
+		out.Evaluations += res.Evaluations
+		if res.Status == outcome.Interrupted {
+			interrupted = true
+			return nil
 		}
-		p := TipPoint{Scaled: x, Period: T, Reps: set.Reps, Tipped: res.Tipped}
+		p := Point{Scaled: x, Period: T, Reps: set.Reps, Tipped: res.Tipped}
 		for _, r := range res.Reps {
 			if r.Tipped {
 				p.MeanTipPeriod += float64(r.TippedAt) / float64(res.Tipped)
@@ -130,32 +174,39 @@ func SimulateTipCurve(k int, load float64, servers int, s *TipCurveSettings) (*T
 		p.Lo, p.Hi = wilson(p.Tipped, p.Reps, 1.959963984540054)
 		at := sort.Search(len(out.Points), func(j int) bool { return out.Points[j].Scaled > x })
 		out.Points = slices.Insert(out.Points, at, p)
-		if set.Progress != nil {
-			set.Progress(i+1, total)
-		}
+		set.Report(int64(i+1), int64(total), "")
 		return nil
 	}
 	for i, x := range set.Scaled {
 		if err := simulate(i, x); err != nil {
 			return nil, err
 		}
+		if interrupted {
+			break
+		}
 	}
 	for r := range set.Refine {
 		lo, hi, ok := out.halfBracket()
-		if !ok {
+		if interrupted || !ok {
 			break
 		}
 		if err := simulate(len(set.Scaled)+r, 0.5*(lo+hi)); err != nil {
 			return nil, err
 		}
 	}
-	out.fit()
+	if interrupted {
+		out.Status = outcome.Interrupted
+		out.Edge, out.EdgeLo, out.EdgeHi, out.A, out.B = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	} else {
+		out.fit()
+	}
+	out.Elapsed = time.Since(start)
 	return out, nil
 }
 
 // halfBracket returns the neighbouring periods where the simulated
 // fraction falls from ≥ ½ to < ½ (the first such pair).
-func (c *TipCurve) halfBracket() (lo, hi float64, ok bool) {
+func (c *Curve) halfBracket() (lo, hi float64, ok bool) {
 	for j := 1; j < len(c.Points); j++ {
 		if c.Points[j-1].Fraction >= 0.5 && c.Points[j].Fraction < 0.5 {
 			return c.Points[j-1].Scaled, c.Points[j].Scaled, true
@@ -166,7 +217,7 @@ func (c *TipCurve) halfBracket() (lo, hi float64, ok bool) {
 
 // separated reports whether every run tipped at the periods up to some
 // point and none from the next on, and returns that pair.
-func (c *TipCurve) separated() (x1, x2 float64, ok bool) {
+func (c *Curve) separated() (x1, x2 float64, ok bool) {
 	for j := 1; j < len(c.Points); j++ {
 		left, right := true, true
 		for _, p := range c.Points[:j] {
@@ -201,7 +252,7 @@ func wilson(k, n int, z float64) (lo, hi float64) {
 // periods hold all the information; when the runs are separated (every
 // run tipped up to x₁, none from x₂ on) it is flat on [x₁, x₂], the edge
 // is the midpoint and the interval covers the bracket.
-func (c *TipCurve) fit() {
+func (c *Curve) fit() {
 	c.Edge, c.EdgeLo, c.EdgeHi = math.NaN(), math.NaN(), math.NaN()
 	c.A, c.B = math.NaN(), math.NaN()
 	var tipped, total int
@@ -256,7 +307,7 @@ func (c *TipCurve) fit() {
 	}
 	c.EdgeLo, c.EdgeHi = end(-1), end(1)
 	if !math.IsNaN(c.EdgeLo) && !math.IsNaN(c.EdgeHi) {
-		c.Status = solver.Converged
+		c.Status = outcome.Converged
 	}
 }
 
@@ -264,7 +315,7 @@ func (c *TipCurve) fit() {
 func softplus(z float64) float64 { return math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z))) }
 
 // logLikelihood of the runs under P(x) = σ(a + b·x).
-func (c *TipCurve) logLikelihood(a, b float64) float64 {
+func (c *Curve) logLikelihood(a, b float64) float64 {
 	var f float64
 	for _, p := range c.Points {
 		z := a + b*p.Scaled
@@ -278,7 +329,7 @@ func (c *TipCurve) logLikelihood(a, b float64) float64 {
 // b, so a golden-section search on log(−b) over slopes from 10⁻³/w to
 // 10⁶/w (w: the simulated range) finds it; the steepest slope stands for
 // a step (a separated curve's limit).
-func (c *TipCurve) profile(x, w float64) float64 {
+func (c *Curve) profile(x, w float64) float64 {
 	f := func(s float64) float64 { b := -math.Exp(s); return c.logLikelihood(-b*x, b) }
 	lo, hi := math.Log(1e-3/w), math.Log(1e6/w)
 	const g = 0.6180339887498949
@@ -301,7 +352,7 @@ func (c *TipCurve) profile(x, w float64) float64 {
 // logistic fits P(x) = σ(a + b·x) by maximum likelihood: Newton's method
 // with the exact Hessian on the centred abscissa u = (x − m)/h (the
 // negative log-likelihood is convex).
-func (c *TipCurve) logistic(xmin, xmax float64, total int) (a, b float64, ok bool) {
+func (c *Curve) logistic(xmin, xmax float64, total int) (a, b float64, ok bool) {
 	m, h := 0.5*(xmin+xmax), 0.5*(xmax-xmin)
 	each := func(th []float64, f func(u, n, k, q float64)) {
 		for _, p := range c.Points {
@@ -345,6 +396,3 @@ func (c *TipCurve) logistic(xmin, xmax float64, total int) (a, b float64, ok boo
 	}
 	return res.X[0] - res.X[1]*m/h, res.X[1] / h, true
 }
-
-// errNoCrossing says a simulated curve did not cross ½.
-var errNoCrossing = errors.New("validate: the simulated tipping probability does not cross ½ in the simulated range")
