@@ -11,7 +11,7 @@ import (
 // lighter dispatcher almost never runs out of tokens.
 func ExampleSolve() {
 	for _, n := range []int{10, 1000, 100000} {
-		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: 0.5, Alpha: []float64{0.7, 0.3}}, nil)
+		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: 0.5, Alpha: []float64{0.7, 0.3}})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -210,7 +210,7 @@ func TestJIQAgainstBruteForce(t *testing.T) {
 	}
 	for _, c := range cases {
 		for n := 1; n <= 6; n++ {
-			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta}, nil)
+			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestErlangB(t *testing.T) {
 	// R = 1: the JIQ blocking system is M/M/N/N with offered load λN.
 	for _, n := range []int{1, 2, 10, 100, 1000, 10000} {
 		for _, lam := range []float64{0.1, 0.8, 1, 1.5, 4} {
-			res, err := Solve(&JIQ{Servers: n, Load: lam, Alpha: []float64{1}, Beta: nil}, nil)
+			res, err := Solve(&JIQ{Servers: n, Load: lam, Alpha: []float64{1}, Beta: nil})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +295,7 @@ func TestTheorem1Convergence(t *testing.T) {
 			t.Fatalf("case %v too close to the crossover for this check", c)
 		}
 		want := math.Max(1-R*amin, 1-1/c.lambda)
-		res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: nil}, nil)
+		res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: nil})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +309,7 @@ func TestTheorem1Convergence(t *testing.T) {
 		for i := range alpha {
 			alpha[i] = 1 / float64(R)
 		}
-		res, err := Solve(&JIQ{Servers: n, Load: 0.9, Alpha: alpha, Beta: nil}, nil)
+		res, err := Solve(&JIQ{Servers: n, Load: 0.9, Alpha: alpha, Beta: nil})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,13 +403,13 @@ func TestBadInput(t *testing.T) {
 		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{0.5, math.NaN()}}, "Beta"},
 		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: -1}, "Exchange"},
 	} {
-		_, err := Solve(&c.m, nil)
+		_, err := Solve(&c.m)
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%+v: %v, want an error naming %s", c.m, err, c.param)
 		}
 	}
-	if _, err := Solve(&JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: 1}, nil); !errors.Is(err, ErrNotProductForm) {
+	if _, err := Solve(&JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: 1}); !errors.Is(err, ErrNotProductForm) {
 		t.Errorf("token exchange: %v", err)
 	}
 	// Networks that are not closed and irreducible.

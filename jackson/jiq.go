@@ -2,10 +2,11 @@ package jackson
 
 import (
 	"errors"
+	"time"
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // ErrNotProductForm is returned for token exchange (ν > 0): moving tokens
@@ -32,8 +33,10 @@ type JIQ struct {
 }
 
 // JIQResult is the exact stationary behaviour of the blocking JIQ system.
-// Per-dispatcher slices are in the order of JIQ.Alpha.
+// Per-dispatcher slices are in the order of JIQ.Alpha. Its Status is
+// Exact: the product form, without iteration or truncation.
 type JIQResult struct {
+	outcome.Outcome
 	Servers int
 	// Blocking is B = Σ_r α_r·P(n_r = 0) (which equals
 	// 1 − G(N−1)/(λN·G(N)), computed without that formula's cancellation).
@@ -44,8 +47,6 @@ type JIQResult struct {
 	Busy float64
 	// Tokens is E[n_r]/N, the mean tokens held at dispatcher r per server.
 	Tokens []float64
-	// Status is Converged: the product form is exact.
-	Status solver.Status
 }
 
 // MaxWork bounds N·R, the cost of one JIQ solve (one level recursion over
@@ -113,16 +114,16 @@ func (m *JIQ) Network() (*Network, []int) {
 
 func (m *JIQ) beta() []float64 { return farm.Allotment(m.Beta, len(m.Alpha)) }
 
-// Settings control Solve. The product form has no numerical knobs; nil is
-// the only value needed.
-type Settings struct{}
-
 // Solve computes the exact blocking probability of the model from the
 // product form in one pass of O(N·R) operations and O(R) memory, with no
-// overflow for any N up to MaxPopulation (see solveJIQ).
-func Solve(m *JIQ, _ *Settings) (*JIQResult, error) {
+// overflow for any N up to MaxPopulation (see solveJIQ). The product form
+// has no numerical knobs, so Solve takes no settings.
+func Solve(m *JIQ) (*JIQResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return solveJIQ(m), nil
+	start := time.Now()
+	r := solveJIQ(m)
+	r.Elapsed = time.Since(start)
+	return r, nil
 }

@@ -49,7 +49,7 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 		if err := finite("edge", r.Scaled, r.Load); err != nil {
 			return nil, err
 		}
-		d.Points = append(d.Points, EdgePoint{K: r.K, Load: r.Load, Found: r.Found, Scaled: r.Scaled})
+		d.Points = append(d.Points, EdgePoint{K: r.K, Load: r.Load, Found: r.Status == outcome.EdgeFound, Scaled: r.Scaled})
 	}
 	for _, b := range brackets {
 		if err := finite("simulated edge", b.Edge, b.Lo, b.Hi); err != nil {
@@ -100,17 +100,15 @@ func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 		}
 		return 1
 	}
+	edges := 0
 	for _, md := range models {
-		m.grow(weight(md.Load))
+		edges += weight(md.Load)
 	}
+	m.grow(edges)
 	for _, n := range ns {
 		m.grow(bracketPeriods * n / 10)
 	}
-	s.Progress = func(p staleboard.EdgeProgress) {
-		if p.Done != nil {
-			m.add(weight(p.Done.Load))
-		}
-	}
+	s.Progress = m.share(edges)
 	res, err := staleboard.EdgeTable(models, s)
 	if err != nil {
 		return nil, err

@@ -84,18 +84,16 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	for _, n := range curveN {
 		m.grow(tipPeriods * max(n/12, 1))
 	}
-	edges, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon, Progress: func(p staleboard.EdgeProgress) {
-		if p.Done != nil {
-			m.add(map[bool]int{true: 10, false: 1}[p.Done.Servers > 0])
-		}
-	}})
+	set := &staleboard.EdgeSettings{Horizon: horizon}
+	set.Progress = m.share(1 + 10*len(ns))
+	edges, err := staleboard.EdgeTable(models, set)
 	if err != nil {
 		return nil, err
 	}
 	inf := edges[0]
 	d.Infinite = inf.Scaled
 	for _, r := range edges[1:] {
-		if r.Found {
+		if r.Status == outcome.EdgeFound {
 			d.EdgeN, d.Edge = append(d.EdgeN, r.Servers), append(d.Edge, r.Scaled)
 		}
 	}

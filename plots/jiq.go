@@ -13,8 +13,8 @@ import (
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
-	"github.com/fluidlb/fluid/solver"
 )
 
 // BlockingMapData is exact JIQ blocking (basic JIQ, R = 2) at N servers
@@ -71,7 +71,7 @@ func computeBlockingMapData(quick bool, m *meter) (*BlockingMapData, error) {
 		defer m.add(1)
 		b[r] = make([]float64, na)
 		for c, a := range alpha1 {
-			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}}, nil)
+			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}})
 			if err != nil {
 				return err
 			}
@@ -171,7 +171,7 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 	if err != nil {
 		return nil, err
 	}
-	if tr.Status != solver.Converged {
+	if tr.Status != outcome.Converged {
 		return nil, fmt.Errorf("plots: fluid trajectory: %v", tr.Status)
 	}
 	m.add(1)
@@ -252,11 +252,11 @@ func computeExchangeData(m *meter) (*ExchangeData, error) {
 	for i := 0; i <= 120; i++ {
 		m.add(1)
 		nu := 0.05 * float64(i)
-		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
+		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu})
 		if err != nil {
 			return nil, err
 		}
-		q, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
+		q, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu})
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
-	"github.com/fluidlb/fluid/solver"
 )
 
 // SizeSeries is one simulated curve: a policy under a discipline (and, for
@@ -156,7 +155,7 @@ func SizeTheoryBySCV(load float64, scvs []float64) ([]SizeTheory, error) {
 			if err != nil {
 				return nil, err
 			}
-			if fp.Status != solver.Converged {
+			if fp.Status != outcome.Converged {
 				return nil, fmt.Errorf("plots: best of two, %v, SCV %v: the mean field did not converge (%v)", disc, c2, fp.Status)
 			}
 			bo2.Mean = append(bo2.Mean, fp.Sojourn)
@@ -213,7 +212,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 		if err != nil {
 			return err
 		}
-		if res.Status != solver.Converged {
+		if !res.Status.OK() {
 			return fmt.Errorf("plots: best of two on a board of age %v, SCV %v: the period map did not settle (%v)", T, c2, res.Status)
 		}
 		mean[j.s][j.a] = res.Sojourn

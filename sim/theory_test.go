@@ -116,7 +116,7 @@ func TestJIQBlockingProductForm(t *testing.T) {
 		{1.2, []float64{0.5, 0.3, 0.2}, nil},
 		{0.9, []float64{0.7, 0.3}, []float64{0.7, 0.3}},
 	} {
-		exact, err := jackson.Solve(&jackson.JIQ{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta}, nil)
+		exact, err := jackson.Solve(&jackson.JIQ{Servers: 100, Load: c.load, Alpha: c.alpha, Beta: c.beta})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // RunOptions control Run.
@@ -19,14 +19,14 @@ type RunOptions struct {
 	// Exec runs one task: it returns the command's JSON result (nil if
 	// there is none) and the error if the task failed. It must not panic.
 	Exec func(t *Task) (json.RawMessage, error)
-	// Parallel is the number of tasks run at once (0 or 1: one at a
-	// time). Exec must then be safe for concurrent use.
-	Parallel int
-	// Stop, once closed, ends the run after the tasks in progress.
-	Stop <-chan struct{}
-	// Progress, if set, is called before each task: tasks done so far in
-	// this run, tasks this run has to do, and the task (never concurrently).
-	Progress func(done, total int, t *Task)
+	// Run: Workers is the number of tasks run at once (0 or 1: one at a
+	// time, since a task is a command that uses every core itself; more
+	// need an Exec safe for concurrent use). Progress is told before each
+	// task of the tasks done so far in this run, the tasks this run has to
+	// do, and the task's point as its note (never concurrently). A
+	// cancelled Context ends the run after the tasks in progress
+	// (Summary.Interrupted).
+	outcome.Run
 }
 
 // Summary is what a run did.
@@ -39,7 +39,7 @@ type Summary struct {
 	Ran, OK, Failed int
 	// Counts are the shard's tasks by outcome after the run.
 	Counts Counts
-	// Interrupted is set when Stop ended the run early.
+	// Interrupted is set when the Context ended the run early.
 	Interrupted bool
 	Seconds     float64
 }
@@ -91,14 +91,14 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 		wg       sync.WaitGroup
 	)
 	next := make(chan *Task)
-	for range min(max(1, o.Parallel), len(todo)) {
+	for range min(max(1, o.Workers), len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range next {
 				mu.Lock()
 				if o.Progress != nil {
-					o.Progress(done, len(todo), t)
+					o.Progress(int64(done), int64(len(todo)), t.Point.String())
 				}
 				mu.Unlock()
 				r := runTask(t, o.Exec)
@@ -137,13 +137,13 @@ feed:
 		if failed {
 			break
 		}
-		if parallel.Stopped(o.Stop) {
+		if o.Stopped() {
 			sum.Interrupted = true
 			break
 		}
 		select {
 		case next <- t:
-		case <-o.Stop:
+		case <-o.Ctx().Done():
 			sum.Interrupted = true
 			break feed
 		}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/table"
 )
 
@@ -190,7 +192,7 @@ func TestShardsMergeIdentically(t *testing.T) {
 	if err := s.Start(dir); err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := s.Run(dir, RunOptions{Parallel: 5, Exec: fakeExec}); err != nil || sum.Ran != 12 || sum.Failed != 4 {
+	if sum, err := s.Run(dir, RunOptions{Run: outcome.Run{Workers: 5}, Exec: fakeExec}); err != nil || sum.Ran != 12 || sum.Failed != 4 {
 		t.Fatalf("%+v %v", sum, err)
 	}
 	if got := merged(t, dir, table.CSV); !bytes.Equal(got, want[table.CSV]) {
@@ -223,11 +225,12 @@ func TestResumeAcrossShardings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Shard 1/4 runs two tasks and stops; shard 3/4 finishes.
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	calls := 0
-	sum, err := s.Run(dir, RunOptions{Shard: Shard{1, 4}, Stop: stop, Exec: func(tk *Task) (json.RawMessage, error) {
+	sum, err := s.Run(dir, RunOptions{Shard: Shard{1, 4}, Run: outcome.Run{Context: ctx}, Exec: func(tk *Task) (json.RawMessage, error) {
 		if calls++; calls == 2 {
-			close(stop)
+			cancel()
 		}
 		return fakeExec(tk)
 	}})

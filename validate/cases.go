@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fluidlb/fluid/farm"
-	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/jiq"
@@ -13,7 +12,6 @@ import (
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/sim/tipping"
-	"github.com/fluidlb/fluid/solver"
 )
 
 func catalogue() []Case {
@@ -56,7 +54,7 @@ func jiqTheorem1(e *env) ([]Check, error) {
 		{2, []float64{0.5, 0.5}},        // 1 − 1/λ = 0.5 dominates
 		{1.2, []float64{0.5, 0.3, 0.2}}, // R = 3: 0.4
 	} {
-		lim, err := jiq.Limit(&jiq.Model{Load: c.load, Alpha: c.alpha}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Load: c.load, Alpha: c.alpha})
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +80,7 @@ func jiqProductForm(e *env) ([]Check, error) {
 		{1.2, []float64{0.5, 0.3, 0.2}, nil},
 		{0.7, []float64{0.6, 0.4}, []float64{0.6, 0.4}},
 	} {
-		ex, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta}, nil)
+		ex, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta})
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +102,7 @@ func jiqQueueing(e *env) ([]Check, error) {
 	const n, load = 2000, 0.5
 	var out []Check
 	for i, alpha := range [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.4, 0.4, 0.2}} {
-		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: load, Alpha: alpha}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: load, Alpha: alpha})
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +134,7 @@ func jiqEnhancements(e *env) ([]Check, error) {
 		{jiq.Blocking, alpha, 0}, {jiq.Blocking, nil, 2}, {jiq.Blocking, nil, 6},
 		{jiq.Queueing, alpha, 0}, {jiq.Queueing, nil, 2}, {jiq.Queueing, nil, 6},
 	} {
-		lim, err := jiq.Limit(&jiq.Model{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu})
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +182,7 @@ func jiqTrajectory(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		if tr.Status != solver.Converged || len(fluid) != len(times) {
+		if tr.Status != outcome.Converged || len(fluid) != len(times) {
 			return nil, fmt.Errorf("fluid trajectory: %v", tr.Status)
 		}
 		pol := farm.Policy{Kind: farm.JIQBlocking}
@@ -220,8 +218,8 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		if att.Kind != fixedpoint.FixedPoint {
-			return nil, fmt.Errorf("k=%d T=%v: the map did not settle on a fixed point (%v)", c.k, c.T, att.Kind)
+		if att.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("k=%d T=%v: the map did not settle on a fixed point (%v)", c.k, c.T, att.Status)
 		}
 		perPeriod := int(load * n * c.T)
 		periods := e.scale(c.periods, max(c.periods/2, 6))
@@ -250,7 +248,7 @@ func edgeCase(e *env) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !edge.Found {
+	if edge.Status != outcome.EdgeFound {
 		return nil, fmt.Errorf("no edge found for k = %d, λ = %v", k, load)
 	}
 	var out []Check
@@ -391,7 +389,7 @@ func gapFit(e *env, quantity string, mf float64, ns []int, ests []sim.Estimate) 
 // allowance 5/N² (0.05 at N = 10).
 func jsq2Refined(e *env) ([]Check, error) {
 	const load = 0.9
-	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: load}, nil)
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: load})
 	if err != nil {
 		return nil, err
 	}
@@ -462,8 +460,8 @@ func staleBoard(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		if mf.Kind != fixedpoint.FixedPoint {
-			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
+		if mf.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Status)
 		}
 		ns := []int{100, 400, 1600}
 		ests := make([]sim.Estimate, len(ns))
@@ -614,7 +612,7 @@ func finiteEdge(e *env) ([]Check, error) {
 	}
 	var out []Check
 	for i, th := range theory {
-		if !th.Found {
+		if th.Status != outcome.EdgeFound {
 			return nil, fmt.Errorf("no finite-N edge for N = %d", th.Servers)
 		}
 		// The experiment of fluid edge --simulate; 16 runs a period in a full

@@ -67,7 +67,8 @@ report.JIQTrajectory, report.Jackson, report.Sim, report.Meanfield,
 report.Validate, report.SweepStatus, report.BuildInfo for fluid version
 --json), with a JSON Schema for each in docs/schema. Each opens with
 schema_version, the fluid version and the command; "status" fields carry
-the solver's status in one snake_case word (converged, not_settled, …);
+how the computation ended in one snake_case word, an outcome.Status
+(converged, exact, completed, edge, not_settled, not_converged, …);
 fields that do not apply are null; per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 

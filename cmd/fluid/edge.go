@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sim/tipping"
-	"github.com/fluidlb/fluid/solver"
 )
 
 type edgeOptions struct {
@@ -126,49 +123,36 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	start := time.Now()
-	bar := newProgress(stderr, len(models), "edges")
-	var mu sync.Mutex
-	w := watchInterrupts(stderr, "stopping the edge table; finished results follow")
-	defer w.stop()
-	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, MaxPeriod: o.maxT, Context: w.ctx,
-		Progress: func(p staleboard.EdgeProgress) {
-			if p.Done != nil {
-				mu.Lock()
-				bar.add(1)
-				mu.Unlock()
-			}
-		}}
+	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
+	defer c.stop()
+	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, MaxPeriod: o.maxT, Run: c.run(o.workers)}
 	results, err := staleboard.EdgeTable(models, set)
-	bar.done()
-	var halted error
+	c.done()
 	if err != nil {
-		if w.caught() == nil {
-			return paramUsage(err)
-		}
-		done := 0
-		for _, r := range results {
-			if r != nil {
-				done++
-			}
-		}
-		halted = &stopped{w.caught(), fmt.Sprintf("%d of %d entries finished (printed)", done, len(models))}
+		return paramUsage(err)
 	}
 	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
 	for _, r := range results {
-		if r != nil {
+		if r.Status != outcome.Interrupted {
 			rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
 		}
 	}
+	var halted error
+	if len(rep.Rows) < len(models) {
+		halted = c.halted("%d of %d entries finished (printed)", len(rep.Rows), len(models))
+	}
 	if o.simulate && halted == nil {
-		done, all, err := simulateEdges(stderr, rep, o, w.ctx)
+		c.label = "simulating"
+		done, all, err := simulateEdges(rep, o, c.run(o.workers))
+		c.done()
 		if err != nil {
 			return err
 		}
 		if done < all {
-			halted = &stopped{w.caught(), fmt.Sprintf("the theory is complete; %d of the simulated edges finished (printed)", done)}
+			halted = c.halted("the theory is complete; %d of the simulated edges finished (printed)", done)
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -188,10 +172,11 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 
 // simulateEdges measures every finite-N edge of the report by simulation
 // (tipping.AroundEdge: seven periods within ±10% of the theory edge, then
-// two more where the simulated fraction falls through ½). It returns the
-// number of rows simulated and of rows to simulate: fewer when ctx was
+// two more where the simulated fraction falls through ½), telling run's
+// progress of the periods simulated. It returns the number of rows
+// simulated and of rows to simulate: fewer when run's context was
 // cancelled.
-func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, ctx context.Context) (int, int, error) {
+func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int, error) {
 	var rows []*report.EdgeRow
 	for i := range rep.Rows {
 		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
@@ -199,12 +184,12 @@ func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, ctx conte
 		}
 	}
 	design := tipping.AroundEdge(1, o.seed, 0) // the periods each edge simulates
-	bar := newProgress(stderr, len(rows)*(len(design.Scaled)+design.Refine), "simulating")
-	defer bar.done()
+	per, total := int64(len(design.Scaled)+design.Refine), int64(len(rows)*(len(design.Scaled)+design.Refine))
 	for i, row := range rows {
 		set := tipping.AroundEdge(*row.Scaled, o.seed, i)
 		set.Reps, set.Horizon = o.reps, *row.Horizon
-		set.Run = outcome.Run{Context: ctx, Workers: o.workers, Progress: func(int64, int64, string) { bar.add(1) }}
+		set.Run = run
+		set.Progress = func(done, _ int64, _ string) { run.Report(int64(i)*per+done, total, "") }
 		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: row.Dispatchers, Load: row.Load, Servers: *row.Servers}, set)
 		if err != nil {
 			return i, len(rows), paramUsage(err)
@@ -226,7 +211,7 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
 		Leading: complexOf(r.Leading),
 		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
-		Evals: r.Evaluations, RowSeconds: r.Seconds,
+		Evals: r.Evaluations, RowSeconds: r.Elapsed.Seconds(), Status: r.Status.Name(),
 	}
 	if r.Servers == 0 && r.Method != "" {
 		row.Method = ptr(string(r.Method))
@@ -236,19 +221,16 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 	}
 	if r.Servers > 0 {
 		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
-		if r.Infinite.Found {
+		if r.Infinite.Status == outcome.EdgeFound {
 			row.InfiniteScaled = ptr(r.Infinite.Scaled)
 		}
-		if r.Status == solver.NotSettled {
-			row.Status = outcome.AboveRange.Name()
+		switch r.Status {
+		case outcome.AboveRange:
 			row.Bracket = []float64{r.Lo}
 			return row
-		}
-		if !r.Found {
-			row.Status = outcome.NoEdge.Name()
+		case outcome.NoEdge:
 			return row
 		}
-		row.Status = outcome.EdgeFound.Name()
 		row.Mechanism = ptr("escape within the horizon")
 		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 		row.Bracket = []float64{r.Lo, r.Hi}
@@ -257,11 +239,9 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		}
 		return row
 	}
-	if !r.Found {
-		row.Status = outcome.NoEdge.Name()
+	if r.Status == outcome.NoEdge {
 		return row
 	}
-	row.Status = outcome.EdgeFound.Name()
 	row.Mechanism = ptr(r.Mechanism.String())
 	row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 	row.Bracket = []float64{r.Lo, r.Hi}

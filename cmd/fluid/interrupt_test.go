@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
 )
 
@@ -55,8 +56,7 @@ func TestEdgeSimulateStops(t *testing.T) {
 	rep := &report.Edge{Rows: []report.EdgeRow{{Dispatchers: 5, Load: 0.9, Scaled: ptr(3.1356), Servers: ptr(100), Horizon: ptr(100)}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	var stderr bytes.Buffer
-	done, all, err := simulateEdges(&stderr, rep, &edgeOptions{reps: 16, seed: 1, workers: 1}, ctx)
+	done, all, err := simulateEdges(rep, &edgeOptions{reps: 16, seed: 1, workers: 1}, outcome.Run{Context: ctx, Workers: 1})
 	if err != nil || done != 0 || all != 1 || rep.Rows[0].Simulated != nil {
 		t.Fatalf("stopped: %d of %d rows, %v, simulated %+v", done, all, err, rep.Rows[0].Simulated)
 	}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/solver"
 	"github.com/fluidlb/fluid/table"
 )
 
@@ -35,12 +34,6 @@ func ptr[T any](v T) *T { return &v }
 // g prints a number with six significant digits.
 func g(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-// statusText is a solver status as the one snake_case word of the reports.
-func statusText(s solver.Status) string {
-	b, _ := s.MarshalText()
-	return string(b)
-}
-
 // writeCSVReport writes a report as CSV: its JSON flattened the way a
 // sweep's table is (table.Of), one row per element of the array
 // rowsKey.
@@ -54,17 +47,6 @@ func writeCSVReport(w io.Writer, rep any, rowsKey string) error {
 		return err
 	}
 	return t.Write(w, "csv")
-}
-
-// notConverged is the error of a solve that ended without converging,
-// after its report (status not_settled or not_converged) was written: the
-// one rule for every command is that the report says what was reached,
-// and the exit status is 1, never 0 with a number shown as a limit.
-func notConverged(status, what string) error {
-	if status == "converged" {
-		return nil
-	}
-	return fmt.Errorf("%s (status %s)", what, status)
 }
 
 // exclusiveOutputs rejects --json with --csv.

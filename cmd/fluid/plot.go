@@ -126,11 +126,11 @@ func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 	for i, n := range names {
 		t0 := time.Now()
 		var bar *progress
-		s.Progress = func(done, total int) {
+		s.Progress = func(done, total int64, _ string) {
 			if bar == nil {
-				bar = newWorkProgress(stderr, total, n)
+				bar = newWorkProgress(stderr, int(total), n)
 			}
-			bar.set(done, total)
+			bar.set(int(done), int(total))
 		}
 		fig, err := plots.Make(n, s)
 		if bar != nil {

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -201,31 +200,19 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	}
 	// Progress bar on a terminal for runs expected to take over a second;
 	// with a precision target it counts up to the cap.
-	total := int64(sim.ExpectedArrivals(m, set))
-	var bar *progress
-	if total > 5_000_000 {
-		bar = newProgress(stderr, int(total/0x10000), "simulating")
-		var mu sync.Mutex
-		set.Progress = func(int64, int64, string) {
-			mu.Lock()
-			bar.add(1)
-			mu.Unlock()
-		}
-	}
 	// Ctrl-C (or SIGTERM) stops the run and prints the finished
 	// replications; a second signal ends the process.
-	w := watchInterrupts(stderr, "stopping the simulation; the finished replications follow")
-	defer w.stop()
-	set.Context = w.ctx
+	c := startComputation(stderr, "simulating", "stopping the simulation; the finished replications follow")
+	defer c.stop()
+	c.least = 5_000_000 // arrivals: a bar for runs expected to take over a second
+	set.Run = c.run(o.workers)
 	res, err := sim.Run(m, set)
-	if bar != nil {
-		bar.done()
-	}
+	c.done()
 	if err != nil {
 		return paramUsage(err)
 	}
 	if res.Status == outcome.Interrupted && len(res.Reps) == 0 {
-		return &stopped{w.caught(), "no replication had finished"}
+		return c.halted("no replication had finished")
 	}
 
 	rep := simReportOf(res, o.series)
@@ -240,10 +227,11 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	default:
 		err = writeSimText(stdout, res, rep)
 	}
-	if err == nil && res.Status == outcome.Interrupted {
-		err = &stopped{w.caught(), fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication"))}
+	if err != nil {
+		return err
 	}
-	return err
+	return c.ended(res.Status, fmt.Sprintf("the precision target was not reached within %s", plural(len(res.Reps), "replication")),
+		fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication")))
 }
 
 func simReportOf(res *sim.Result, series bool) *report.Sim {

@@ -244,31 +244,17 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	}
 
 	// Ctrl-C (or Slurm's SIGTERM) stops after the task in progress; a
-	// second signal ends the process.
-	w := watchInterrupts(stderr, "stopping the sweep after the task in progress")
-	defer w.stop()
-
-	// A progress bar on a terminal: tasks done, and the point started last.
-	var bar *progress
+	// second signal ends the process. A progress bar on a terminal: tasks
+	// done, and the point started last.
+	c := startComputation(stderr, "", "stopping the sweep after the task in progress")
+	defer c.stop()
 	sum, err := s.Run(o.out, sweep.RunOptions{
 		Shard:       shard,
 		RetryFailed: o.retry,
-		Parallel:    o.parallel,
 		Exec:        execTask,
-		Stop:        w.ctx.Done(),
-		Progress: func(done, n int, t *sweep.Task) {
-			if bar == nil {
-				bar = newProgress(stderr, n, "")
-			}
-			if bar.bar != nil {
-				bar.bar.Describe(shorten(t.Point.String(), 40))
-				_ = bar.bar.Set(done)
-			}
-		},
+		Run:         c.run(o.parallel),
 	})
-	if bar != nil {
-		bar.done()
-	}
+	c.done()
 	if err != nil {
 		return err
 	}
@@ -290,7 +276,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		return err
 	}
 	if sum.Interrupted {
-		return &stopped{w.caught(), fmt.Sprintf("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)}
+		return c.halted("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)
 	}
 	if sum.Counts.Failed > 0 {
 		return fmt.Errorf("%d of %d tasks of shard %v failed (see fluid sweep status %s; --retry-failed reruns them)",

@@ -204,7 +204,7 @@ func TestTextFigures(t *testing.T) {
 // written-out models.
 var documented = []string{
 	"meanfield/staleboard", "meanfield/jiq", "meanfield/bestofd", "jackson", "fixedpoint", "ode",
-	"validate", "sim", "farm", "lists", "table", "sweep", "plots", "solver", "cmd/fluid",
+	"validate", "sim", "sim/tipping", "farm", "lists", "table", "sweep", "plots", "outcome", "cmd/fluid",
 }
 
 // TestTextPackageDocs checks that every package's documentation links

@@ -78,22 +78,13 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		}
 		s.Filter = re
 	}
-	var bar *progress
-	s.Progress = func(done, total int64, _ string) {
-		if bar == nil {
-			bar = newProgress(stderr, int(total), "validating")
-		}
-		bar.add(1)
-	}
 	// Ctrl-C (or SIGTERM) abandons the case in progress and prints the
 	// finished ones; a second signal ends the process.
-	w := watchInterrupts(stderr, "stopping; the finished cases follow")
-	defer w.stop()
-	s.Context = w.ctx
+	c := startComputation(stderr, "validating", "stopping; the finished cases follow")
+	defer c.stop()
+	s.Run = c.run(0)
 	rep, err := validate.Run(s)
-	if bar != nil {
-		bar.done()
-	}
+	c.done()
 	if err != nil {
 		if errors.Is(err, validate.ErrNoCase) {
 			return usagef("invalid --filter: %q matches no case", o.filter)
@@ -112,8 +103,8 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	} else if err := writeValidateText(stdout, rep); err != nil {
 		return err
 	}
-	if rep.Status == outcome.Interrupted {
-		return &stopped{w.caught(), fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)}
+	if err := c.ended(rep.Status, "", fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)); err != nil {
+		return err
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("%w: %d of %d checks", errChecksFailed, rep.Failed, len(rep.Checks))

@@ -32,7 +32,7 @@ func ExampleFixedPoint() {
 
 // The refined mean field: best of two at λ = 0.9 with N servers.
 func ExampleRefined() {
-	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: 0.9}, nil)
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: 0.9})
 	if err != nil {
 		fmt.Println(err)
 		return

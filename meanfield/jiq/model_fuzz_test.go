@@ -43,7 +43,7 @@ func FuzzModelValidate(f *testing.F) {
 		if m.R() > 8 || m.Scenario == Queueing && (m.IMax < 1 || m.IMax > 60) {
 			return
 		}
-		lim, err := Limit(m, nil)
+		lim, err := Limit(m)
 		if err != nil {
 			fuzzing.NamesField(t, err, Model{})
 			return

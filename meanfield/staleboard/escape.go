@@ -11,7 +11,7 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Escape is the escape analysis of the balanced state at one refresh
@@ -83,7 +83,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += fp.Solve.Evaluations
-		if fp.Status == solver.Converged && fp.Map.BoardMean <= thr {
+		if fp.Status == outcome.Converged && fp.Map.BoardMean <= thr {
 			ok, n, err := fixedpoint.Attracting(f.eval, fp.Board, 8)
 			evals += n
 			if err != nil {
@@ -100,13 +100,13 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += att.Iterations
-		if att.Kind == fixedpoint.FixedPoint && att.BoardMean <= thr {
+		if att.Status == outcome.FixedPoint && att.BoardMean <= thr {
 			fp, err := FixedPoint(m, &FixedPointSettings{Start: att.Boards[0]})
 			if err != nil {
 				return nil, evals, err
 			}
 			evals += fp.Solve.Evaluations
-			if fp.Status == solver.Converged {
+			if fp.Status == outcome.Converged {
 				return fp, evals, nil
 			}
 		}
