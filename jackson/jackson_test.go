@@ -2,6 +2,7 @@ package jackson
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -428,5 +429,31 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := (&Network{Stations: []Station{{Kind: LoadDependent, RateAt: RateTable([]float64{1})}}, Routing: [][]float64{{1}}}).MVA(3); err == nil {
 		t.Error("MVA accepted a load-dependent station")
+	}
+}
+
+// The machine-repairman model: 20 machines that run 10 time units between
+// failures and one repairman who takes 1; convolution and MVA agree (the
+// numbers are those of the closed form, computed once and checked here to
+// four digits).
+func TestMachineRepairman(t *testing.T) {
+	nw := &Network{
+		Stations: []Station{
+			{Name: "running", Kind: Delay, Rate: 0.1},
+			{Name: "repair", Kind: Queue, Rate: 1},
+		},
+		Routing: [][]float64{{0, 1}, {1, 0}},
+	}
+	sol, err := nw.Solve(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mva, err := nw.MVA(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%.4g %.4g %.4g %.4g %.4g", sol.Throughput[1], mva.Throughput[1], sol.MeanQueue(1), mva.MeanQueue[1], sol.Utilization(1))
+	if want := "0.9981 0.9981 10.02 10.02 0.9981"; got != want {
+		t.Errorf("repairs, waiting, busy: %s, want %s", got, want)
 	}
 }

@@ -49,6 +49,9 @@ type JIQResult struct {
 	Tokens []float64
 }
 
+// MaxPopulation bounds JIQ.Servers, the tokens circulating in the network.
+const MaxPopulation = 10000000
+
 // MaxWork bounds N·R, the cost of one JIQ solve (one level recursion over
 // N levels with R pools: about 20 s at the bound).
 const MaxWork = 1e10
@@ -74,42 +77,6 @@ func (m *JIQ) Validate() error {
 		return ErrNotProductForm
 	}
 	return nil
-}
-
-// Network returns the closed Jackson network of the blocking JIQ system:
-// N tokens circulate among station 0 (server busy: infinite server, rate 1
-// per token) and station r (idle, token at dispatcher r: single server,
-// rate α_r·λ·N), routed 0 → r with probability β_r and r → 0. Dispatchers
-// with β_r = 0 never receive tokens and are left out; the second result
-// maps network stations 1.. to dispatcher indices.
-func (m *JIQ) Network() (*Network, []int) {
-	beta := m.beta()
-	var idx []int
-	for r, b := range beta {
-		if b > 0 {
-			idx = append(idx, r)
-		}
-	}
-	k := len(idx) + 1
-	nw := &Network{Stations: make([]Station, k), Routing: make([][]float64, k)}
-	nw.Stations[0] = Station{Name: "busy", Kind: Delay, Rate: 1}
-	nw.Routing[0] = make([]float64, k)
-	for j, r := range idx {
-		nw.Stations[j+1] = Station{Name: "tokens", Kind: Queue, Rate: m.Alpha[r] * m.Load * float64(m.Servers)}
-		nw.Routing[0][j+1] = beta[r]
-		nw.Routing[j+1] = make([]float64, k)
-		nw.Routing[j+1][0] = 1
-	}
-	// Rounding in a β that sums to 1 within the input tolerance must not
-	// fail the routing check: normalise the row.
-	var sum float64
-	for _, p := range nw.Routing[0] {
-		sum += p
-	}
-	for j := range nw.Routing[0] {
-		nw.Routing[0][j] /= sum
-	}
-	return nw, idx
 }
 
 func (m *JIQ) beta() []float64 { return farm.Allotment(m.Beta, len(m.Alpha)) }

@@ -7,9 +7,6 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// MaxPopulation bounds the population a network is solved for.
-const MaxPopulation = 10000000
-
 // Solution is the stationary distribution of a closed network with N
 // customers, in product form:
 //
