@@ -6,7 +6,10 @@ import "math"
 // evolution (evolve, map_window.go) — every pass over the whole aggregate,
 // the interleaving recursion below the most services a pass holds and a
 // convolution above. It is kept, unchanged, as the exact reference the
-// tests and benchmarks compare the window evolution with.
+// tests and benchmarks compare the window evolution with; a Map whose
+// reference field is set evolves by it.
+
+func init() { evolveReference = (*Map).evolveRef }
 
 // applyRef evaluates Φ_T(p) by the reference path.
 func (m *Map) applyRef(p []float64) (*MapResult, error) {
