@@ -51,14 +51,11 @@ func NewBistabilityData(k int, load float64, n int, mp, sm []BistabilityPoint) (
 	return &BistabilityData{K: k, Load: load, N: n, Map: mp, Sim: sm}, nil
 }
 
-// ComputeBistabilityData iterates the refresh-period map to its attractor
+// computeBistabilityData iterates the refresh-period map to its attractor
 // from both starts on a log grid of T (the mean over the cycle, or over the
 // last 100 periods when it does not settle), and simulates N = 100 servers
 // at a few T.
-func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
-	return computeBistabilityData(quick, seed, nil)
-}
-
+//
 // Progress units: 65,536 simulated arrivals (about 0.02 s); a point of the
 // map weighs 150 (about 4 s).
 func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData, error) {

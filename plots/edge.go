@@ -62,15 +62,12 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 	return d, nil
 }
 
-// ComputeEdgeData computes the table k = 2…10 × λ ∈ {0.8, 0.9, 0.95} from
+// computeEdgeData computes the table k = 2…10 × λ ∈ {0.8, 0.9, 0.95} from
 // the refresh-period map, and brackets the edge for k = 5, λ = 0.9 by
 // simulation at N = 100 (and 800 unless quick). Quick brackets T* to 1e-3
 // instead of 1e-4 (invisible at the figure's scale) and leaves out the
 // slowest entries, λ = 0.95 with k > 6.
-func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
-	return computeEdgeData(quick, seed, nil)
-}
-
+//
 // Progress units: an edge of the map weighs 1 at λ ≤ 0.9 and 10 at
 // λ = 0.95 (about 0.5 s and 5 s); a period of the simulated tipping curve
 // N/10 (about 5 s at N = 100).

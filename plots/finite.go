@@ -53,15 +53,12 @@ var publishedFinite = []struct {
 	Lo, Hi float64
 }{{25, 3.5, 3.5}, {100, 3.2, 3.2}, {800, 2.9, 3.0}, {1600, 2.9, 3.0}}
 
-// ComputeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
+// computeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
 // refresh periods: the theory's tipping probability on a grid of periods
 // from the N = ∞ edge to 1.35 times it (one escape analysis per period
 // serves every N), the theory's finite-N edge for N = 25 … 10,000, and
 // simulated tipping curves at N = 25 and 100 (and 800 unless quick).
-func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
-	return computeFiniteEdgeData(quick, seed, nil)
-}
-
+//
 // Progress units (about a second each): the N = ∞ edge 1, a finite-N edge
 // 10, a period of the escape analysis 2, a simulated period N/12.
 func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, error) {

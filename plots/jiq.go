@@ -45,12 +45,9 @@ func NewBlockingMapData(n int, alpha1, load []float64, b [][]float64) (*Blocking
 	return &BlockingMapData{N: n, Alpha1: alpha1, Load: load, Blocking: b}, nil
 }
 
-// ComputeBlockingMapData solves the closed Jackson network (package jackson) at
+// computeBlockingMapData solves the closed Jackson network (package jackson) at
 // N = 100,000 (quick: 10,000) on a grid α₁ ∈ [0.5, 0.99], λ ∈ [0.05, 2.5].
-func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
-	return computeBlockingMapData(quick, nil)
-}
-
+//
 // Progress units: a row of the grid.
 func computeBlockingMapData(quick bool, m *meter) (*BlockingMapData, error) {
 	n, na, nl := 100_000, 50, 50
@@ -139,13 +136,10 @@ type TrajectoryData struct {
 	Spread [3][]float64 `json:"spread"`
 }
 
-// ComputeTrajectoryData integrates the fluid ODE for λ = 0.5, α =
+// computeTrajectoryData integrates the fluid ODE for λ = 0.5, α =
 // (0.7, 0.3) from x = (0, ½, ½) — a case with a closed-form trajectory —
 // and simulates N = 1,000 servers (40 replications; quick: 10).
-func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
-	return computeTrajectoryData(quick, seed, nil)
-}
-
+//
 // Progress units: the fluid trajectory, then the simulation (a unit per
 // replication).
 func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, error) {
@@ -241,10 +235,9 @@ type ExchangeData struct {
 	NuStar   float64   `json:"nu_star"`
 }
 
-// ComputeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
+// computeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
 // α = (0.7, 0.3) over ν ∈ [0, 6].
-func ComputeExchangeData() (*ExchangeData, error) { return computeExchangeData(nil) }
-
+//
 // Progress units: a value of ν.
 func computeExchangeData(m *meter) (*ExchangeData, error) {
 	d := &ExchangeData{Load: 0.9, Alpha: []float64{0.7, 0.3}}

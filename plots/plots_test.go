@@ -111,7 +111,7 @@ func TestBistabilityFigure(t *testing.T) {
 // Every cell of the blocking map is the product form's value; at the
 // corners it matches Theorem 1 up to the finite-N gap.
 func TestBlockingMap(t *testing.T) {
-	d, err := ComputeBlockingMapData(true)
+	d, err := computeBlockingMapData(true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestBlockingMap(t *testing.T) {
 // (x₀ = λ(1 − e^{−t}), t₁ = 2.672669), and the simulated means lie within
 // their spread of it.
 func TestTrajectoryFigure(t *testing.T) {
-	d, err := ComputeTrajectoryData(true, 1)
+	d, err := computeTrajectoryData(true, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestTrajectoryFigure(t *testing.T) {
 // Token exchange: blocking 0.4 without exchange (Theorem 1), ν* = 3.6,
 // zero blocking and wait from ν* on (docs/models.md#limits-and-the-two-enhancements).
 func TestExchangeFigure(t *testing.T) {
-	d, err := ComputeExchangeData()
+	d, err := computeExchangeData(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

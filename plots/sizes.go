@@ -230,7 +230,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 	return out, nil
 }
 
-// ComputeSizesData simulates N = 100 servers at λ = 0.9: random, round
+// computeSizesData simulates N = 100 servers at λ = 0.9: random, round
 // robin, best of two and least loaded under FCFS and PS for SCV 1, 4, 10,
 // 30 (H2 sizes); and best of two and least loaded on a board of age T
 // under PS for exponential and SCV-30 sizes. 8 replications of 2 million
@@ -238,10 +238,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 // the heavy-tailed SCV-30 means: a giant stays about 300 time units under
 // PS). The theory curves: SizeTheoryBySCV on a grid of SCVs from 1 to 30,
 // and SizeTheoryByAge for board ages up to 200 (quick: 50).
-func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {
-	return computeSizesData(quick, seed, nil)
-}
-
+//
 // Progress units: 65,536 simulated arrivals (about 0.01 s on two cores),
 // and the board theory's (boardWeight).
 func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {

@@ -93,6 +93,10 @@ func ColumnLabel(name string) string {
 	return name
 }
 
+// columnLabels are the labels of the fields the reports emit (package
+// report: table columns are their JSON names, nested ones with dots, as
+// package table flattens them); TestColumnLabelsAreReportFields keeps the
+// keys to those.
 var columnLabels = map[string]string{
 	"load":                 "load λ (arrivals per server per service time)",
 	"exchange":             "token exchange rate ν (per token per service time)",
@@ -117,13 +121,12 @@ var columnLabels = map[string]string{
 	"board_mean.mean":      "mean board at a refresh (jobs)",
 	"servers":              "servers N",
 	"dispatchers":          "dispatchers k",
-	"k":                    "dispatchers k",
 	"limit_diff":           "B − B∞",
 	"jobs":                 "jobs",
 	"reps":                 "replications",
 	"slowdown.mean":        "time in system / size",
-	"wait_prob.mean":       "P(wait > 0)",
-	"random_fraction.mean": "fraction of jobs sent at random",
+	"prob_wait.mean":       "P(wait > 0)",
+	"fraction_random.mean": "fraction of jobs sent at random",
 }
 
 func subscript(n string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/table"
 )
 
@@ -116,5 +117,49 @@ func TestTableFigure(t *testing.T) {
 	}
 	if ColumnLabel("alpha.2") != "arrival share α₂ of dispatcher 2" || ColumnLabel("whatever") != "whatever" {
 		t.Error("labels")
+	}
+}
+
+// Every labelled column is a field some report emits, under the name a
+// table gives it (nested objects with dots; a report's rows as their own
+// fields).
+func TestColumnLabelsAreReportFields(t *testing.T) {
+	fields := map[string]bool{}
+	var walk func(ty reflect.Type, prefix string)
+	walk = func(ty reflect.Type, prefix string) {
+		for ty.Kind() == reflect.Pointer {
+			ty = ty.Elem()
+		}
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if f.Anonymous {
+				walk(f.Type, prefix)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			fields[prefix+name] = true
+			et := f.Type
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			switch {
+			case et.Kind() == reflect.Struct:
+				walk(et, prefix+name+".")
+			case et.Kind() == reflect.Slice && et.Elem().Kind() == reflect.Struct:
+				walk(et.Elem(), "")
+			}
+		}
+	}
+	for _, r := range []any{report.Edge{}, report.Map{}, report.JIQ{}, report.JIQTrajectory{}, report.Jackson{},
+		report.Meanfield{}, report.Sim{}, report.Validate{}, report.SweepStatus{}} {
+		walk(reflect.TypeOf(r), "")
+	}
+	for name := range columnLabels {
+		if !fields[name] {
+			t.Errorf("label for %q, a field no report emits", name)
+		}
 	}
 }
