@@ -22,8 +22,8 @@ type Sweep struct {
 	// Seed is the sweep's seed for commands that take --seed (nil: the
 	// command takes none). Each task's seed derives from it (TaskSeed).
 	Seed *uint64
-	// Version describes the program that started the sweep (recorded in
-	// the manifest, not compared).
+	// Version is the version of the program that started the sweep, as its
+	// reports carry it (recorded in the manifest, not compared).
 	Version string
 	// Tasks in grid order.
 	Tasks []Task

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -212,7 +211,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	s.Version = fluidVersion()
+	s.Version = report.Build().String() // the version every report carries in its "fluid" field
 	for i := range s.Tasks {
 		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
 	}
@@ -360,26 +359,6 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// fluidVersion describes the running program for the sweep's manifest.
-func fluidVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "fluid"
-	}
-	v := "fluid " + bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + shorten(s.Value, 13)
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v + " " + bi.GoVersion
 }
 
 type mergeOptions struct {
