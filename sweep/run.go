@@ -29,19 +29,20 @@ type RunOptions struct {
 	outcome.Run
 }
 
-// Summary is what a run did.
+// Summary is what a run did. Its Status is Completed when every task of
+// the shard was run (whatever their states: a failed task is recorded, not
+// a failed run), Interrupted when the Context ended the run early;
+// Evaluations counts the tasks run (Ran), Elapsed is the wall time.
 type Summary struct {
+	outcome.Outcome
 	Shard Shard
 	// Tasks are the shard's tasks; Before those found finished (by any
 	// shard, in any earlier run) and skipped.
 	Tasks, Before int
 	// Ran, OK and Failed count the tasks run now.
 	Ran, OK, Failed int
-	// Counts are the shard's tasks by outcome after the run.
+	// Counts are the shard's tasks by state after the run.
 	Counts Counts
-	// Interrupted is set when the Context ended the run early.
-	Interrupted bool
-	Seconds     float64
 }
 
 // Run runs the shard's unfinished tasks in grid order, appending a record
@@ -69,7 +70,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Shard: sh}
+	sum := &Summary{Outcome: outcome.Outcome{Status: outcome.Completed}, Shard: sh}
 	var todo []*Task
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
@@ -138,13 +139,13 @@ feed:
 			break
 		}
 		if o.Stopped() {
-			sum.Interrupted = true
+			sum.Status = outcome.Interrupted
 			break
 		}
 		select {
 		case next <- t:
 		case <-o.Ctx().Done():
-			sum.Interrupted = true
+			sum.Status = outcome.Interrupted
 			break feed
 		}
 	}
@@ -154,7 +155,7 @@ feed:
 		return sum, writeErr
 	}
 	sum.Counts = res.Count(sh)
-	sum.Seconds = time.Since(start).Seconds()
+	sum.Evaluations, sum.Elapsed = sum.Ran, time.Since(start)
 	return sum, nil
 }
 

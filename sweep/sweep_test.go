@@ -234,7 +234,7 @@ func TestResumeAcrossShardings(t *testing.T) {
 		}
 		return fakeExec(tk)
 	}})
-	if err != nil || !sum.Interrupted || sum.Ran != 2 || sum.Counts.Remaining != 1 {
+	if err != nil || sum.Status != outcome.Interrupted || sum.Ran != 2 || sum.Counts.Remaining != 1 {
 		t.Fatalf("%+v %v", sum, err)
 	}
 	if _, err := s.Run(dir, RunOptions{Shard: Shard{3, 4}, Exec: fakeExec}); err != nil {

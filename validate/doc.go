@@ -18,6 +18,11 @@
 // (package sim's documented criterion): all must tip, or none.
 //
 // Run executes the catalogue (Settings.Quick: the quick part, with fewer
-// jobs); Settings.Break deliberately breaks chosen theory values so that a
-// test can show each case is able to fail.
+// jobs), case by case, and reports an outcome.Outcome: Completed, or
+// Interrupted when its context is cancelled (the finished cases are kept).
+// Every check is also judged against a deliberately broken theory value on
+// the same simulation, and the tests (RunBroken) break chosen cases whole,
+// so that each case is shown able to fail. The finite-N edge is checked
+// against the simulated tipping experiment of package sim/tipping, the one
+// fluid edge --simulate runs.
 package validate

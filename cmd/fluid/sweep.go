@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sweep"
 	"github.com/fluidlb/fluid/table"
@@ -265,7 +266,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), o.out)
 	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
-		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Seconds)
+		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
 	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
 	if all.Remaining == 0 {
 		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", o.out)
@@ -274,7 +275,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
 	}
-	if sum.Interrupted {
+	if sum.Status == outcome.Interrupted {
 		return c.halted("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)
 	}
 	if sum.Counts.Failed > 0 {

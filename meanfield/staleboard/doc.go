@@ -5,6 +5,13 @@
 // The model and its equations, with the published numbers it reproduces, are
 // written out in docs/models.md#stale-board-with-k-dispatchers.
 //
+// The entry points follow package outcome: FixedPoint (Status Converged,
+// or how the solve ended), Attractor (FixedPoint, Cycle or NotSettled),
+// Edge and EdgeTable (EdgeFound, NoEdge, AboveRange for a finite N whose
+// system tips over the whole range, Interrupted when the context in
+// EdgeSettings.Run is cancelled), and TipProbability; each result embeds
+// an outcome.Outcome counting the map evaluations.
+//
 // # Model
 //
 // N identical FCFS servers with exponential job sizes of mean 1 receive
