@@ -18,22 +18,34 @@ type computation struct {
 	label  string // the bar's label
 	// least is the smallest total that shows a bar: short work shows none.
 	least int64
-	w     *watch
-	mu    sync.Mutex
-	bar   *progress
+	// work: the bar counts units of the work's own (plot's figures): it
+	// shows the percentage and the times, no count.
+	work bool
+	w    *watch // nil: no signal handling (the work cannot be cancelled)
+	mu   sync.Mutex
+	bar  *progress
 }
 
 // startComputation starts watching for signals; at one it prints
 // "fluid: SIGNAL: " + onSignal and cancels the context of run. label names
-// the progress bar.
+// the progress bar. With onSignal "" it watches nothing: for work that
+// cannot stop early, which a signal then ends at once.
 func startComputation(stderr io.Writer, label, onSignal string) *computation {
-	return &computation{stderr: stderr, label: label, w: watchInterrupts(stderr, onSignal)}
+	c := &computation{stderr: stderr, label: label}
+	if onSignal != "" {
+		c.w = watchInterrupts(stderr, onSignal)
+	}
+	return c
 }
 
 // run is the outcome.Run the work takes: the watch's context, workers
 // goroutines (0: every core), and the progress bar.
 func (c *computation) run(workers int) outcome.Run {
-	return outcome.Run{Context: c.w.ctx, Workers: workers, Progress: c.progress}
+	r := outcome.Run{Workers: workers, Progress: c.progress}
+	if c.w != nil {
+		r.Context = c.w.ctx
+	}
+	return r
 }
 
 // progress shows done of total on the bar (created at the first call
@@ -46,7 +58,11 @@ func (c *computation) progress(done, total int64, note string) {
 		if total < c.least || total <= 0 {
 			return
 		}
-		c.bar = newProgress(c.stderr, int(total), c.label)
+		if c.work {
+			c.bar = newWorkProgress(c.stderr, int(total), c.label)
+		} else {
+			c.bar = newProgress(c.stderr, int(total), c.label)
+		}
 	}
 	if note != "" && c.bar.bar != nil {
 		c.bar.bar.Describe(shorten(note, 40))
@@ -68,7 +84,9 @@ func (c *computation) done() {
 // stop finishes the bar and releases the signal handler.
 func (c *computation) stop() {
 	c.done()
-	c.w.stop()
+	if c.w != nil {
+		c.w.stop()
+	}
 }
 
 // halted is the error of work a signal stopped, once what it finished is
