@@ -201,11 +201,12 @@
 // it gives T*(N)(1−λ)² = 3.60, 3.13, 2.99, 2.97 and 2.95 at N = 25, 100,
 // 800, 1,600 and 10,000, decreasing to T* = 2.90; the
 // published simulations say about 3.5, 3.2 and 2.9–3.0. Tipping curves
-// simulated with the same definition (package validate, 16 runs per
-// period) put it at 3.52 [3.45, 3.59], 3.12 [3.09, 3.15] and 2.953
-// [2.941, 2.965]: the theory is within 2.5% everywhere, but at N = 800
-// its shift above T* (0.091) is 70% larger than the simulated one
-// (0.054), and between N = 800 and 10,000 it shrinks only like N^−0.3
+// simulated with the same definition (package sim/tipping, 16 runs per
+// period; 12 at N = 800) put it at 3.53, 3.11 and 2.960, with 95%
+// profile-likelihood intervals ±0.07, ±0.03 and ±0.012 wide on each side:
+// the theory is within 2.5% everywhere, but at N = 800 its shift above T*
+// (0.09) is half again as large as the simulated one
+// (0.06), and between N = 800 and 10,000 it shrinks only like N^−0.3
 // where 1/√N or faster is expected — the one-coordinate escape loses
 // accuracy as the noise becomes small against the wells' structure. The
 // approximations: the noise is first order in 1/√N (at N = 1,000 the
