@@ -2,33 +2,11 @@ package fixedpoint
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
-
-// Kind classifies where plain iteration goes.
-type Kind int
-
-const (
-	// NotSettled: neither a fixed point nor a cycle within MaxIter.
-	NotSettled Kind = iota
-	// FixedPoint: the iterates converge.
-	FixedPoint
-	// Cycle: the iterates settle on a cycle of Period ≥ 2.
-	Cycle
-)
-
-func (k Kind) String() string {
-	switch k {
-	case NotSettled:
-		return "not settled"
-	case FixedPoint:
-		return "fixed point"
-	case Cycle:
-		return "cycle"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 // ClassifySettings control Classify. Zero fields mean defaults.
 type ClassifySettings struct {
@@ -47,9 +25,12 @@ type ClassifySettings struct {
 	Recorder func(iter int, x []float64, step float64)
 }
 
-// Attractor is where plain iteration settles.
+// Attractor is where plain iteration settles. Its Status is FixedPoint
+// (the iterates converge), Cycle (they settle on a cycle of Period ≥ 2) or
+// NotSettled (neither within MaxIter); Evaluations counts the evaluations
+// of Φ, one per iteration.
 type Attractor struct {
-	Kind   Kind
+	outcome.Outcome
 	Period int // 1 for a fixed point
 	// Points are the fixed point, or the cycle's points in order.
 	Points     [][]float64
@@ -64,6 +45,15 @@ type Attractor struct {
 // after p ≥ 2 steps counts as a period-p cycle only while the one-step
 // distance has stopped shrinking over Window iterations.
 func Classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
+	start := time.Now()
+	out, err := classify(f, x0, s)
+	if out != nil {
+		out.Evaluations, out.Elapsed = out.Iterations, time.Since(start)
+	}
+	return out, err
+}
+
+func classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
 	var set ClassifySettings
 	if s != nil {
 		set = *s
@@ -113,7 +103,7 @@ func Classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
 			set.Recorder(it, cur, step)
 		}
 		if step <= set.Tol {
-			out.Kind, out.Period, out.Return = FixedPoint, 1, step
+			out.Status, out.Period, out.Return = outcome.FixedPoint, 1, step
 			out.Points = [][]float64{append([]float64(nil), cur...)}
 			return out, nil
 		}
@@ -125,7 +115,7 @@ func Classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
 		}
 		for p := 2; p <= set.MaxPeriod && p <= it; p++ {
 			if r := dist(cur, at(p, it)); r <= set.Tol {
-				out.Kind, out.Period, out.Return = Cycle, p, r
+				out.Status, out.Period, out.Return = outcome.Cycle, p, r
 				for j := p - 1; j >= 0; j-- {
 					out.Points = append(out.Points, append([]float64(nil), at(j, it)...))
 				}
@@ -133,7 +123,7 @@ func Classify(f Func, x0 []float64, s *ClassifySettings) (*Attractor, error) {
 			}
 		}
 	}
-	out.Kind = NotSettled
+	out.Status = outcome.NotSettled
 	last := (set.MaxIter) % len(hist)
 	out.Points = [][]float64{append([]float64(nil), hist[last]...)}
 	return out, nil

@@ -11,8 +11,9 @@
 // current residual by past residual differences; restarted when it
 // misleads), or Newton's method on x − Φ(x) = 0 restricted to zero-sum
 // perturbations with a forward-difference Jacobian and backtracking. The
-// Result carries a Status (converged, iteration limit, diverged,
-// non-finite, stalled) and the residual history, in the style of
+// Result embeds an outcome.Outcome whose Status says how the solve ended
+// (converged, iteration limit, diverged, non-finite, stalled, out of
+// domain), and carries the residual history, in the style of
 // gonum/optimize.
 //
 // ComputeSpectrum gives the eigenvalues of the Jacobian on zero-sum
@@ -23,8 +24,8 @@
 // large supports, Arnoldi's method on Jacobian–vector products in the
 // mass-weighted inner product.
 //
-// Classify iterates the plain map and reports its attractor: a fixed
-// point, a period-p cycle, or not settled. The fixed-point test comes
+// Classify iterates the plain map and reports its attractor as its Status:
+// outcome.FixedPoint, outcome.Cycle (of period p), or outcome.NotSettled. The fixed-point test comes
 // first: an iteration converging to a fixed point whose leading
 // eigenvalue is near −1 alternates while converging and is not a 2-cycle;
 // a return after p steps counts as a cycle only once the one-step

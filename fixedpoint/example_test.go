@@ -28,7 +28,7 @@ func ExampleSolve() {
 	}
 	fmt.Printf("%v: x = (%.4g, %.4g), spectral radius %.4g\n", res.Status, res.X[0], res.X[1], sp.Radius)
 	// Output:
-	// Converged: x = (0.25, 0.75), spectral radius 0.6
+	// converged: x = (0.25, 0.75), spectral radius 0.6
 }
 
 // A piecewise-linear family whose stable fixed point hits the border of

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/cmplx"
 	"testing"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // chain returns the map x ↦ xP of a Markov chain (mass preserving).
@@ -71,7 +73,7 @@ func TestSolveMethods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != Converged {
+		if r.Status != outcome.Converged {
 			t.Fatalf("%v: %v after %d iterations (residual %g)", m, r.Status, r.Iterations, r.Residual)
 		}
 		for i := range want {
@@ -94,7 +96,7 @@ func TestSolveMethods(t *testing.T) {
 	}
 	// Statuses.
 	r, _ := Solve(f, x0, &Settings{MaxIter: 3})
-	if r.Status != IterationLimit || r.Status.Err() == nil {
+	if r.Status != outcome.IterationLimit || r.Status.Err() == nil {
 		t.Errorf("iteration limit: %v", r.Status)
 	}
 	grow := func(dst, x []float64) error {
@@ -104,12 +106,12 @@ func TestSolveMethods(t *testing.T) {
 		return nil
 	}
 	r, _ = Solve(grow, []float64{1, 1}, nil)
-	if r.Status != Diverged && r.Status != NonFinite {
+	if r.Status != outcome.Diverged && r.Status != outcome.NonFinite {
 		t.Errorf("x ↦ 3x: %v", r.Status)
 	}
 	nan := func(dst, x []float64) error { dst[0], dst[1] = math.NaN(), 0; return nil }
 	r, _ = Solve(nan, []float64{1, 0}, nil)
-	if r.Status != NonFinite {
+	if r.Status != outcome.NonFinite {
 		t.Errorf("NaN map: %v", r.Status)
 	}
 	outside := func(dst, x []float64) error {
@@ -120,7 +122,7 @@ func TestSolveMethods(t *testing.T) {
 		return nil
 	}
 	r, err := Solve(outside, []float64{0.5, 0.5}, nil)
-	if err != nil || r.Status != OutOfDomain {
+	if err != nil || r.Status != outcome.OutOfDomain {
 		t.Errorf("domain: %v %v", r.Status, err)
 	}
 	if _, err := Solve(f, x0, &Settings{Damping: 2}); err == nil {
@@ -188,7 +190,7 @@ func TestClassify(t *testing.T) {
 	// cycle.
 	swap := chain([][]float64{{0, 1}, {1, 0}})
 	att, err := Classify(swap, []float64{0.3, 0.7}, nil)
-	if err != nil || att.Kind != Cycle || att.Period != 2 {
+	if err != nil || att.Status != outcome.Cycle || att.Period != 2 {
 		t.Errorf("swap: %+v %v", att, err)
 	}
 	if len(att.Points) != 2 || math.Abs(att.Points[0][0]+att.Points[1][0]-1) > 1e-12 {
@@ -196,19 +198,19 @@ func TestClassify(t *testing.T) {
 	}
 	rot := chain([][]float64{{0, 1, 0}, {0, 0, 1}, {1, 0, 0}})
 	att, _ = Classify(rot, []float64{0.2, 0.3, 0.5}, nil)
-	if att.Kind != Cycle || att.Period != 3 {
-		t.Errorf("rotation: %v period %d", att.Kind, att.Period)
+	if att.Status != outcome.Cycle || att.Period != 3 {
+		t.Errorf("rotation: %v period %d", att.Status, att.Period)
 	}
 	alt := chain([][]float64{{0.05, 0.95}, {0.95, 0.05}})
 	att, _ = Classify(alt, []float64{0.1, 0.9}, nil)
-	if att.Kind != FixedPoint || math.Abs(att.Points[0][0]-0.5) > 1e-8 {
-		t.Errorf("alternating convergence: %v period %d at %v", att.Kind, att.Period, att.Points)
+	if att.Status != outcome.FixedPoint || math.Abs(att.Points[0][0]-0.5) > 1e-8 {
+		t.Errorf("alternating convergence: %v period %d at %v", att.Status, att.Period, att.Points)
 	}
 	// Neither within the budget: a slowly rotating chain (|μ| = 0.9999).
 	slow := chain([][]float64{{0.00005, 0.99995}, {0.99995, 0.00005}})
 	att, _ = Classify(slow, []float64{0, 1}, &ClassifySettings{MaxIter: 50})
-	if att.Kind != NotSettled {
-		t.Errorf("slow: %v", att.Kind)
+	if att.Status != outcome.NotSettled {
+		t.Errorf("slow: %v", att.Status)
 	}
 }
 

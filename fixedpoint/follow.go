@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Family is a one-parameter family of maps Φ_θ whose stable fixed point
@@ -95,8 +98,9 @@ type EndSettings struct {
 	// iteration 4 and iteration 4 + StableIters. Default 8; negative
 	// disables the test.
 	StableIters int
-	// Progress, if not nil, is told of every solve.
-	Progress func(theta float64, ok bool)
+	// Progress, if not nil, is told of every fixed-point solve: the solves
+	// done so far, of a total not known in advance (0).
+	Progress outcome.Progress
 }
 
 // Sample is one fixed-point solve during FollowEnd.
@@ -110,8 +114,12 @@ type Sample struct {
 	Evals    int
 }
 
-// End is the result of FollowEnd.
+// End is the result of FollowEnd. Its Status is EdgeFound when the
+// followed fixed point ends above the floor (Mechanism says how) and
+// NoEdge when it was followed down to the floor (Mechanism NoEnd);
+// Evaluations counts the evaluations of the maps, the spectrum's included.
 type End struct {
+	outcome.Outcome
 	Mechanism Mechanism
 	// Hi is the lowest θ with a followed fixed point, Lo the highest θ
 	// without one (Lo = the floor when Mechanism is NoEnd).
@@ -126,9 +134,7 @@ type End struct {
 	Collision float64
 	// Spectrum of Φ_Hi at X.
 	Spectrum *Spectrum
-	// Evaluations of the maps, including the spectrum.
-	Evaluations int
-	Samples     []Sample
+	Samples  []Sample
 }
 
 // FollowEnd follows the family's stable fixed point from Hi down and
@@ -163,7 +169,9 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	if set.Solve != nil {
 		solveSet = *set.Solve
 	}
+	start := time.Now()
 	end := &End{Collision: math.NaN()}
+	defer func() { end.Elapsed = time.Since(start) }()
 
 	// A solve whose failure would end the search ("careful") runs
 	// patiently: a longer stagnation window, a longer dynamic test, and the
@@ -226,7 +234,7 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 				return nil, false, err
 			}
 			end.Evaluations += r.Evaluations
-			ok := r.Status == Converged && (fam.Accept == nil || fam.Accept(theta, r.X)) &&
+			ok := r.Status == outcome.Converged && (fam.Accept == nil || fam.Accept(theta, r.X)) &&
 				(prev == nil || fam.Same == nil || fam.Same(prev, r.X))
 			if ok && set.StableIters > 0 {
 				iters := set.StableIters
@@ -249,7 +257,7 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 			}
 			end.Samples = append(end.Samples, smp)
 			if set.Progress != nil {
-				set.Progress(theta, ok)
+				set.Progress(int64(len(end.Samples)), 0, "")
 			}
 			if ok {
 				return r.X, true, nil
@@ -345,9 +353,10 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	}
 done:
 	if math.IsNaN(lo) {
-		end.Mechanism, end.Hi, end.Lo, end.X = NoEnd, hi, set.Lo, xhi
+		end.Mechanism, end.Hi, end.Lo, end.X, end.Status = NoEnd, hi, set.Lo, xhi, outcome.NoEdge
 		return end, finish(fam, end, &set)
 	}
+	end.Status = outcome.EdgeFound
 	end.Hi, end.Lo, end.X = hi, lo, xhi
 	if err := finish(fam, end, &set); err != nil {
 		return nil, err

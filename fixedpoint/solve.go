@@ -3,10 +3,12 @@ package fixedpoint
 import (
 	"errors"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 func norm1(v []float64) float64 {
@@ -42,6 +44,17 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	res, err := solve(f, x0, &set)
+	if res != nil {
+		res.Elapsed = time.Since(start)
+	}
+	return res, err
+}
+
+// solve is Solve with the settings' defaults filled in.
+func solve(f Func, x0 []float64, s *Settings) (*Result, error) {
+	set, err := *s, error(nil)
 	n := len(x0)
 	x := append([]float64(nil), x0...)
 	var total float64
@@ -56,7 +69,7 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 	}
 	if err := eval(fx, x); err != nil {
 		if errors.Is(err, ErrDomain) {
-			res.Status, res.Residual = OutOfDomain, math.Inf(1)
+			res.Status, res.Residual = outcome.OutOfDomain, math.Inf(1)
 			return res, nil
 		}
 		return nil, err
@@ -80,15 +93,15 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 	done := func() bool {
 		switch {
 		case !param.AllFinite(fx) || math.IsNaN(cur):
-			res.Status = NonFinite
+			res.Status = outcome.NonFinite
 		case cur <= set.Tol:
-			res.Status = Converged
+			res.Status = outcome.Converged
 		case cur > set.DivergeFactor*best:
-			res.Status = Diverged
+			res.Status = outcome.Diverged
 		case res.Iterations >= set.MaxIter:
-			res.Status = IterationLimit
+			res.Status = outcome.IterationLimit
 		case set.Stagnation > 0 && stagnated(res.History, set.Stagnation):
-			res.Status = Stalled
+			res.Status = outcome.Stalled
 		default:
 			best = math.Min(best, cur)
 			return false
@@ -122,7 +135,7 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 		}
 	}
 	if errors.Is(err, ErrDomain) {
-		res.Status = OutOfDomain
+		res.Status = outcome.OutOfDomain
 		return res, nil
 	}
 	if err != nil {
@@ -240,7 +253,7 @@ func newton(set *Settings, eval func(dst, at []float64) error, x, fx, r []float6
 		}
 		var d mat.VecDense
 		if err := d.SolveVec(a, b); err != nil {
-			res.Status = Stalled
+			res.Status = outcome.Stalled
 			return nil
 		}
 		step := make([]float64, n)
@@ -277,7 +290,7 @@ func newton(set *Settings, eval func(dst, at []float64) error, x, fx, r []float6
 		if !improved {
 			*cur = residual()
 			record()
-			res.Status = Stalled
+			res.Status = outcome.Stalled
 			return nil
 		}
 		*cur = residual()

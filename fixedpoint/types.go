@@ -3,6 +3,8 @@ package fixedpoint
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Func evaluates a map: it writes Φ(x) into dst (len(dst) == len(x)). An
@@ -104,56 +106,23 @@ func (s *Settings) withDefaults() (Settings, error) {
 	return r, nil
 }
 
-// Status says how a solve ended.
-type Status int
-
-const (
-	NotTerminated Status = iota
-	// Converged: ‖Φ(x) − x‖₁ ≤ Tol.
-	Converged
-	// IterationLimit: MaxIter iterations without converging.
-	IterationLimit
-	// Diverged: the residual grew by DivergeFactor over the best seen.
-	Diverged
-	// NonFinite: the map or the iterate produced NaN or ±Inf.
-	NonFinite
-	// Stalled: Newton's backtracking could not reduce the residual, or
-	// the residual stagnated (Settings.Stagnation).
-	Stalled
-	// OutOfDomain: the map reported (with ErrDomain) that an iterate left
-	// its domain, for instance a distribution that outgrew its support.
-	OutOfDomain
-)
-
 // ErrDomain, wrapped in an error returned by a Func, says the point is
-// outside the map's domain: the solve ends with Status OutOfDomain rather
-// than with an error.
+// outside the map's domain: the solve ends with Status outcome.OutOfDomain
+// rather than with an error.
 var ErrDomain = errors.New("fixedpoint: point outside the map's domain")
 
-var statusNames = [...]string{"NotTerminated", "Converged", "IterationLimit", "Diverged", "NonFinite", "Stalled", "OutOfDomain"}
-
-func (s Status) String() string {
-	if s >= 0 && int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
-
-// Err returns nil for Converged and an error describing the failure
-// otherwise.
-func (s Status) Err() error {
-	if s == Converged {
-		return nil
-	}
-	return fmt.Errorf("fixedpoint: %v", s)
-}
-
-// Result is the outcome of Solve.
+// Result is the outcome of Solve. Its Status is Converged when
+// ‖Φ(x) − x‖₁ ≤ Tol; IterationLimit after MaxIter iterations without it;
+// Diverged when the residual grew by DivergeFactor over the best seen;
+// NonFinite when the map or the iterate produced NaN or ±Inf; Stalled when
+// Newton's backtracking could not reduce the residual or the residual
+// stagnated (Settings.Stagnation); OutOfDomain when the map reported
+// (with ErrDomain) that an iterate left its domain. Evaluations counts the
+// evaluations of Φ.
 type Result struct {
-	X           []float64 // the last iterate (the fixed point if Converged)
-	Residual    float64   // ‖Φ(X) − X‖₁
-	Iterations  int
-	Evaluations int // evaluations of Φ
-	Status      Status
-	History     []float64 // residual after each iteration
+	outcome.Outcome
+	X          []float64 // the last iterate (the fixed point if Converged)
+	Residual   float64   // ‖Φ(X) − X‖₁
+	Iterations int
+	History    []float64 // residual after each iteration
 }

@@ -19,7 +19,7 @@ func BenchmarkJIQ(b *testing.B) {
 	m := benchJIQ()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Solve(m, nil); err != nil {
+		if _, err := Solve(m); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func BenchmarkJIQSpeedup(b *testing.B) {
 	var p cputime.Pair
 	for b.Loop() {
 		p.Run(func() {
-			if _, err := Solve(m, nil); err != nil {
+			if _, err := Solve(m); err != nil {
 				b.Fatal(err)
 			}
 		}, func() {
@@ -78,7 +78,7 @@ func BenchmarkJIQManyDispatchers(b *testing.B) {
 	m := &JIQ{Servers: 100000, Load: 0.9, Alpha: alpha}
 	c0 := cputime.Process()
 	for b.Loop() {
-		if _, err := Solve(m, nil); err != nil {
+		if _, err := Solve(m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // lighter dispatcher almost never runs out of tokens.
 func ExampleSolve() {
 	for _, n := range []int{10, 1000, 100000} {
-		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: 0.5, Alpha: []float64{0.7, 0.3}}, nil)
+		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: 0.5, Alpha: []float64{0.7, 0.3}})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -22,33 +22,4 @@ func ExampleSolve() {
 	// N =     10: B = 0.4035, P(no tokens) = [0.574 0.005907]
 	// N =   1000: B = 0.4, P(no tokens) = [0.5714 3.148e-195]
 	// N = 100000: B = 0.4, P(no tokens) = [0.5714 0]
-}
-
-// The machine-repairman model: 20 machines that run 10 time units between
-// failures and one repairman who takes 1; convolution and MVA agree.
-func ExampleNetwork_Solve() {
-	nw := &jackson.Network{
-		Stations: []jackson.Station{
-			{Name: "running", Kind: jackson.Delay, Rate: 0.1},
-			{Name: "repair", Kind: jackson.Queue, Rate: 1},
-		},
-		Routing: [][]float64{{0, 1}, {1, 0}},
-	}
-	sol, err := nw.Solve(20)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	mva, err := nw.MVA(20)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("repairs per unit time: %.4g (MVA %.4g)\n", sol.Throughput[1], mva.Throughput[1])
-	fmt.Printf("machines waiting or in repair: %.4g (MVA %.4g)\n", sol.MeanQueue(1), mva.MeanQueue[1])
-	fmt.Printf("repairman busy: %.4g\n", sol.Utilization(1))
-	// Output:
-	// repairs per unit time: 0.9981 (MVA 0.9981)
-	// machines waiting or in repair: 10.02 (MVA 10.02)
-	// repairman busy: 0.9981
 }

@@ -2,10 +2,11 @@ package jackson
 
 import (
 	"errors"
+	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // ErrNotProductForm is returned for token exchange (ν > 0): moving tokens
@@ -32,8 +33,10 @@ type JIQ struct {
 }
 
 // JIQResult is the exact stationary behaviour of the blocking JIQ system.
-// Per-dispatcher slices are in the order of JIQ.Alpha.
+// Per-dispatcher slices are in the order of JIQ.Alpha. Its Status is
+// Exact: the product form, without iteration or truncation.
 type JIQResult struct {
+	outcome.Outcome
 	Servers int
 	// Blocking is B = Σ_r α_r·P(n_r = 0) (which equals
 	// 1 − G(N−1)/(λN·G(N)), computed without that formula's cancellation).
@@ -44,9 +47,10 @@ type JIQResult struct {
 	Busy float64
 	// Tokens is E[n_r]/N, the mean tokens held at dispatcher r per server.
 	Tokens []float64
-	// Status is Converged: the product form is exact.
-	Status solver.Status
 }
+
+// MaxPopulation bounds JIQ.Servers, the tokens circulating in the network.
+const MaxPopulation = 10000000
 
 // MaxWork bounds N·R, the cost of one JIQ solve (one level recursion over
 // N levels with R pools: about 20 s at the bound).
@@ -75,54 +79,18 @@ func (m *JIQ) Validate() error {
 	return nil
 }
 
-// Network returns the closed Jackson network of the blocking JIQ system:
-// N tokens circulate among station 0 (server busy: infinite server, rate 1
-// per token) and station r (idle, token at dispatcher r: single server,
-// rate α_r·λ·N), routed 0 → r with probability β_r and r → 0. Dispatchers
-// with β_r = 0 never receive tokens and are left out; the second result
-// maps network stations 1.. to dispatcher indices.
-func (m *JIQ) Network() (*Network, []int) {
-	beta := m.beta()
-	var idx []int
-	for r, b := range beta {
-		if b > 0 {
-			idx = append(idx, r)
-		}
-	}
-	k := len(idx) + 1
-	nw := &Network{Stations: make([]Station, k), Routing: make([][]float64, k)}
-	nw.Stations[0] = Station{Name: "busy", Kind: Delay, Rate: 1}
-	nw.Routing[0] = make([]float64, k)
-	for j, r := range idx {
-		nw.Stations[j+1] = Station{Name: "tokens", Kind: Queue, Rate: m.Alpha[r] * m.Load * float64(m.Servers)}
-		nw.Routing[0][j+1] = beta[r]
-		nw.Routing[j+1] = make([]float64, k)
-		nw.Routing[j+1][0] = 1
-	}
-	// Rounding in a β that sums to 1 within the input tolerance must not
-	// fail the routing check: normalise the row.
-	var sum float64
-	for _, p := range nw.Routing[0] {
-		sum += p
-	}
-	for j := range nw.Routing[0] {
-		nw.Routing[0][j] /= sum
-	}
-	return nw, idx
-}
-
-func (m *JIQ) beta() []float64 { return spec.Allotment(m.Beta, len(m.Alpha)) }
-
-// Settings control Solve. The product form has no numerical knobs; nil is
-// the only value needed.
-type Settings struct{}
+func (m *JIQ) beta() []float64 { return farm.Allotment(m.Beta, len(m.Alpha)) }
 
 // Solve computes the exact blocking probability of the model from the
 // product form in one pass of O(N·R) operations and O(R) memory, with no
-// overflow for any N up to MaxPopulation (see solveJIQ).
-func Solve(m *JIQ, _ *Settings) (*JIQResult, error) {
+// overflow for any N up to MaxPopulation (see solveJIQ). The product form
+// has no numerical knobs, so Solve takes no settings.
+func Solve(m *JIQ) (*JIQResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return solveJIQ(m), nil
+	start := time.Now()
+	r := solveJIQ(m)
+	r.Elapsed = time.Since(start)
+	return r, nil
 }

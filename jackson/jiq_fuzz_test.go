@@ -53,7 +53,7 @@ func FuzzJIQValidate(f *testing.F) {
 		if m.Servers > 2000 {
 			return
 		}
-		res, err := Solve(m, nil)
+		res, err := Solve(m)
 		if err != nil {
 			return
 		}

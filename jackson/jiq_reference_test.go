@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // solveReference is the previous implementation of Solve, kept as an
@@ -28,7 +28,7 @@ func solveReference(m *JIQ) (*JIQResult, error) {
 		NoTokens: make([]float64, len(m.Alpha)),
 		Tokens:   make([]float64, len(m.Alpha)),
 		Busy:     sol.Throughput[0] / n, // E[n₀] = X₀/μ₀ = G(N−1)/G(N)
-		Status:   solver.Converged,
+		Outcome:  outcome.Outcome{Status: outcome.Exact},
 	}
 	for r := range res.NoTokens {
 		res.NoTokens[r] = 1
@@ -95,7 +95,7 @@ func TestJIQAgainstReference(t *testing.T) {
 	}
 	worst := map[string]float64{}
 	for _, m := range jiqGrid(maxN) {
-		got, err := Solve(m, nil)
+		got, err := Solve(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestJIQAgainstExact(t *testing.T) {
 		for _, impl := range []struct {
 			name  string
 			solve func(*JIQ) (*JIQResult, error)
-		}{{"Solve", func(m *JIQ) (*JIQResult, error) { return Solve(m, nil) }}, {"reference", solveReference}} {
+		}{{"Solve", func(m *JIQ) (*JIQResult, error) { return Solve(m) }}, {"reference", solveReference}} {
 			res, err := impl.solve(&c.m)
 			if err != nil {
 				t.Fatal(err)
@@ -213,7 +213,7 @@ func TestJIQBruteForceRelative(t *testing.T) {
 			}
 		}
 		for n := 1; n <= 7; n++ {
-			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta}, nil)
+			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,14 +251,14 @@ func TestJIQMaxPopulation(t *testing.T) {
 	const n = MaxPopulation
 	// Erlang B at N = 10⁷, offered load 0.99·N (mpmath, 30 digits, from
 	// the float64 offered load).
-	res, err := Solve(&JIQ{Servers: n, Load: 0.99, Alpha: []float64{1}}, nil)
+	res, err := Solve(&JIQ{Servers: n, Load: 0.99, Alpha: []float64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e := relErr(res.Blocking, 3.1266256509883125827e-223); e > 1e-12 {
 		t.Errorf("Erlang B(10⁷, 0.99·10⁷) = %.17g, exact 3.1266256509883125827e-223 (relative %.2g)", res.Blocking, e)
 	}
-	res, err = Solve(&JIQ{Servers: n, Load: 1, Alpha: []float64{1}}, nil)
+	res, err = Solve(&JIQ{Servers: n, Load: 1, Alpha: []float64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestJIQMaxPopulation(t *testing.T) {
 		{Servers: n, Load: 1.5, Alpha: []float64{0.3, 0.25, 0.2, 0.15, 0.1}},
 		{Servers: n, Load: 0.9, Alpha: []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}},
 	} {
-		res, err := Solve(m, nil)
+		res, err := Solve(m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@ package jackson
 import (
 	"math"
 
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // solveJIQ computes the JIQ product form in one level recursion: O(N·R)
@@ -56,7 +56,7 @@ func solveJIQ(m *JIQ) *JIQResult {
 		Servers:  m.Servers,
 		NoTokens: make([]float64, R),
 		Tokens:   make([]float64, R),
-		Status:   solver.Converged,
+		Outcome:  outcome.Outcome{Status: outcome.Exact},
 	}
 	// The pools that receive tokens, and κ_r = v_r/α_r.
 	var bsum float64

@@ -43,12 +43,14 @@
 // at step ends only: two crossings inside one step cancel out and are not
 // seen (bound Settings.MaxStep where that matters).
 //
-// API. The style follows gonum/optimize: a Problem holds the functions,
-// Settings (nil or zero fields mean documented defaults) hold the knobs,
-// and Result carries the final state, Stats and a Status. Failures of the
-// computation (step size underflow, step limit, non-finite values) are a
-// Status whose Err method gives the returned error; invalid settings are an
-// error; programmer mistakes (nil f, mismatched lengths) panic.
+// API. The style follows gonum/optimize and the contract of package
+// outcome: a Problem holds the functions, Settings (nil or zero fields mean
+// documented defaults) hold the knobs, and Result carries the final state,
+// Stats and an embedded outcome.Outcome. How the integration ended is its
+// Status (Converged at the end time; EventStop, OutputStop; StepLimit,
+// StepSizeUnderflow, NonFinite, EventLoop), never the returned error, which
+// is kept for invalid settings or input and for the error of an output
+// function; programmer mistakes (nil f, mismatched lengths) panic.
 //
 // An Integrator holds all work space, so repeated solves and every step
 // run without allocating.

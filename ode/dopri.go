@@ -3,8 +3,10 @@ package ode
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/fluidlb/fluid/internal/param"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Dormand–Prince 5(4) coefficients (HNW Table II.5.2) and Shampine's dense
@@ -131,14 +133,18 @@ func Solve(p Problem, y0 []float64, t0, t1 float64, s *Settings) (Result, error)
 }
 
 // Solve integrates from t0 to t1 (t1 may be below t0). On entry y holds
-// y(t0); on return it holds the state at Result.T, and Result.Y is y. The
-// returned error is non-nil for invalid input, a failed Status (see
-// Status.Err), or an error returned by Settings.Output. Result.Events is
-// reused by the next call.
+// y(t0); on return it holds the state at Result.T, and Result.Y is y.
+// Result.Status says how it ended: Converged at t1, EventStop or
+// OutputStop when an event handler or Settings.Output (or Step) stopped
+// it, StepLimit, StepSizeUnderflow, NonFinite or EventLoop when it failed.
+// The returned error is non-nil only for invalid input and for an error
+// returned by Settings.Output or Settings.Step (then Status is OutputStop).
+// Result.Events is reused by the next call.
 func (it *Integrator) Solve(y []float64, t0, t1 float64) (Result, error) {
 	if len(y) != it.dim {
 		panic(fmt.Sprintf("ode: len(y) = %d, want %d", len(y), it.dim))
 	}
+	start := time.Now()
 	it.res = Result{Events: it.res.Events[:0], Y: y, T: t0}
 	if math.IsNaN(t0) || math.IsInf(t0, 0) || math.IsNaN(t1) || math.IsInf(t1, 0) {
 		return it.res, fmt.Errorf("ode: non-finite time interval [%v, %v]", t0, t1)
@@ -159,6 +165,8 @@ func (it *Integrator) Solve(y []float64, t0, t1 float64) (Result, error) {
 		}
 	}
 	err := it.integrate(y, t0, t1, dir)
+	it.res.Evaluations = it.res.Stats.FuncEvals
+	it.res.Elapsed = time.Since(start)
 	return it.res, err
 }
 
@@ -197,16 +205,16 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 	f(it.k1, t, y)
 	st.FuncEvals++
 	if !param.AllFinite(it.k1) {
-		it.res.Status = NonFinite
-		return ErrNonFinite
+		it.res.Status = outcome.NonFinite
+		return nil
 	}
 	it.armEvents(t, y)
 	if err := emit(t, y, false); err != nil {
-		it.res.Status = OutputStop
+		it.res.Status = outcome.OutputStop
 		return err
 	}
 	if t0 == t1 {
-		it.res.Status = Success
+		it.res.Status = outcome.Converged
 		return nil
 	}
 
@@ -232,9 +240,9 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 	attempts := 0
 	for {
 		if attempts >= s.MaxSteps {
-			it.res.Status = StepLimit
+			it.res.Status = outcome.StepLimit
 			it.res.T = t
-			return ErrStepLimit
+			return nil
 		}
 		attempts++
 		if s.FixedStep == 0 && math.Abs(h) <= 16*epsilon*math.Abs(t) {
@@ -242,11 +250,11 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			if nanRejects > 0 {
 				// The steps shrank because f kept returning non-finite
 				// values: that, not stiffness, is the cause.
-				it.res.Status = NonFinite
-				return ErrNonFinite
+				it.res.Status = outcome.NonFinite
+				return nil
 			}
-			it.res.Status = StepSizeUnderflow
-			return ErrStepSizeUnderflow
+			it.res.Status = outcome.StepSizeUnderflow
+			return nil
 		}
 		last := false
 		// As in DOPRI5: take the end point if it is within 1% of a step.
@@ -266,18 +274,18 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 				nanRejects++
 				st.Rejected++
 				if nanRejects > 12 {
-					it.res.Status = NonFinite
+					it.res.Status = outcome.NonFinite
 					it.res.T = t
-					return ErrNonFinite
+					return nil
 				}
 				h *= 0.1
 				rejectedLast = true
 				continue
 			}
 		} else if !param.AllFinite(it.ynew) || !param.AllFinite(it.k7) {
-			it.res.Status = NonFinite
+			it.res.Status = outcome.NonFinite
 			it.res.T = t
-			return ErrNonFinite
+			return nil
 		}
 		nanRejects = 0
 
@@ -308,9 +316,9 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		}
 		rejectedLast = false
 		if !param.AllFinite(it.k7) {
-			it.res.Status = NonFinite
+			it.res.Status = outcome.NonFinite
 			it.res.T = t
-			return ErrNonFinite
+			return nil
 		}
 		tNew := t + h
 		if last {
@@ -331,7 +339,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			if err := emit(te, it.yout, true); err != nil {
 				copy(y, it.yout)
 				it.res.T = te
-				it.res.Status = OutputStop
+				it.res.Status = outcome.OutputStop
 				return err
 			}
 			copy(y, it.yout)
@@ -339,8 +347,8 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 				zeroLength++
 				if zeroLength > 100 {
 					it.res.T = t
-					it.res.Status = EventLoop
-					return ErrEventLoop
+					it.res.Status = outcome.EventLoop
+					return nil
 				}
 			} else {
 				zeroLength = 0
@@ -367,7 +375,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			}
 			if act == Stop {
 				it.res.T = t
-				it.res.Status = EventStop
+				it.res.Status = outcome.EventStop
 				return nil
 			}
 			// Restart: f may have changed.
@@ -375,20 +383,20 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 			st.FuncEvals++
 			if !param.AllFinite(y) || !param.AllFinite(it.k1) {
 				it.res.T = t
-				it.res.Status = NonFinite
-				return ErrNonFinite
+				it.res.Status = outcome.NonFinite
+				return nil
 			}
 			it.armEvents(t, y)
 			if s.Step != nil {
 				if err := s.Step(t, y); err != nil {
 					it.res.T = t
-					it.res.Status = OutputStop
+					it.res.Status = outcome.OutputStop
 					return err
 				}
 			}
 			if t == t1 {
 				it.res.T = t
-				it.res.Status = Success
+				it.res.Status = outcome.Converged
 				return nil
 			}
 			h = hNew
@@ -399,7 +407,7 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		if err := emit(tNew, it.ynew, true); err != nil {
 			copy(y, it.ynew)
 			it.res.T = tNew
-			it.res.Status = OutputStop
+			it.res.Status = outcome.OutputStop
 			return err
 		}
 		copy(y, it.ynew)
@@ -410,13 +418,13 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		if s.Step != nil {
 			if err := s.Step(t, y); err != nil {
 				it.res.T = t
-				it.res.Status = OutputStop
+				it.res.Status = outcome.OutputStop
 				return err
 			}
 		}
 		if last {
 			it.res.T = t
-			it.res.Status = Success
+			it.res.Status = outcome.Converged
 			return nil
 		}
 		h = hNew

@@ -23,7 +23,7 @@ func ExampleSolve() {
 	}
 	fmt.Printf("%v at t = %.10f (ln 2 = %.10f), y = %.4g\n", res.Status, res.T, math.Ln2, res.Y[0])
 	// Output:
-	// EventStop at t = 0.6931471806 (ln 2 = 0.6931471806), y = 0.5
+	// stopped by an event at t = 0.6931471806 (ln 2 = 0.6931471806), y = 0.5
 }
 
 // An Integrator reuses its work space: here a harmonic oscillator is
@@ -58,7 +58,7 @@ func ExampleIntegrator() {
 	}
 	// Output:
 	// y(π/2) = (0.0000, -1.0000)
-	// from [1 0]: y(2π) = (1.0000, 0.0000), Success
+	// from [1 0]: y(2π) = (1.0000, 0.0000), converged
 	// y(π/2) = (1.0000, 0.0000)
-	// from [0 1]: y(2π) = (0.0000, 1.0000), Success
+	// from [0 1]: y(2π) = (0.0000, 1.0000), converged
 }

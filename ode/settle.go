@@ -3,6 +3,9 @@ package ode
 import (
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Add accumulates the work of another integration: counts add up, MinStep
@@ -60,14 +63,16 @@ type SettleSettings struct {
 	MaxTime float64
 }
 
-// SettleResult is the outcome of Integrator.Settle.
+// SettleResult is the outcome of Integrator.Settle. Its Status is
+// Converged when the drift fell to Tol, NotSettled when MaxTime was
+// integrated first, and the failure of the last integration otherwise
+// (StepLimit, StepSizeUnderflow, NonFinite, EventLoop; EventStop or
+// OutputStop if an event or the output stopped it). Evaluations counts the
+// evaluations of f, the drift checks included.
 type SettleResult struct {
+	outcome.Outcome
 	// T is the time reached, Drift the norm of f there.
 	T, Drift float64
-	// Settled reports whether the drift fell to Tol by MaxTime.
-	Settled bool
-	// Status is that of the last integration (Success unless it failed).
-	Status Status
 	// Stats adds up the work of every stretch.
 	Stats Stats
 }
@@ -76,8 +81,9 @@ type SettleResult struct {
 // ‖f(t, y)‖ and, while it exceeds Tol, integrates a further stretch
 // (Chunk, then Chunk·Growth, …), until the drift is small or MaxTime has
 // been integrated. On return y holds the state at SettleResult.T. The error
-// is non-nil for invalid settings or a failed integration (see
-// Status.Err); not settling by MaxTime is not an error (Settled is false).
+// is non-nil for invalid settings and for an error of Settings.Output or
+// Settings.Step; a failed integration, or not settling by MaxTime, is a
+// Status.
 func (it *Integrator) Settle(y []float64, t0 float64, s *SettleSettings) (SettleResult, error) {
 	set := SettleSettings{Tol: 1e-10, Chunk: 10, Growth: 2, MaxTime: 1e6}
 	if s != nil {
@@ -106,26 +112,30 @@ func (it *Integrator) Settle(y []float64, t0 float64, s *SettleSettings) (Settle
 	if set.Norm != MaxNorm && set.Norm != L1Norm {
 		return SettleResult{}, fmt.Errorf("ode: settle: unknown norm %d", int(set.Norm))
 	}
+	start, checks := time.Now(), 0
 	dy := make([]float64, it.dim)
-	out := SettleResult{T: t0, Status: Success}
+	out := SettleResult{T: t0}
+	done := func(s outcome.Status, err error) (SettleResult, error) {
+		out.Status, out.Evaluations, out.Elapsed = s, out.Stats.FuncEvals+checks, time.Since(start)
+		return out, err
+	}
 	chunk, end := set.Chunk, t0+set.MaxTime
 	for {
 		it.p.Func(dy, out.T, y)
+		checks++
 		out.Drift = set.Norm.of(dy)
 		if out.Drift <= set.Tol {
-			out.Settled = true
-			return out, nil
+			return done(outcome.Converged, nil)
 		}
 		if out.T >= end {
-			return out, nil
+			return done(outcome.NotSettled, nil)
 		}
 		t1 := math.Min(out.T+chunk, end)
 		r, err := it.Solve(y, out.T, t1)
 		out.Stats.Add(r.Stats)
-		out.Status = r.Status
-		if err != nil {
+		if err != nil || r.Status != outcome.Converged {
 			out.T = r.T
-			return out, err
+			return done(r.Status, err)
 		}
 		out.T = t1
 		chunk *= set.Growth

@@ -1,9 +1,10 @@
 package ode
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Func evaluates the right-hand side dy = f(t, y). It must write every
@@ -28,7 +29,7 @@ type Action int
 const (
 	// Continue resumes integration from the event.
 	Continue Action = iota
-	// Stop ends integration at the event with Status EventStop.
+	// Stop ends integration at the event with Status outcome.EventStop.
 	Stop
 )
 
@@ -137,77 +138,6 @@ func (s *Settings) withDefaults() (Settings, error) {
 	return r, nil
 }
 
-// Status says how an integration ended.
-type Status int
-
-const (
-	// NotTerminated means the integration has not run.
-	NotTerminated Status = iota
-	// Success means the integration reached t1.
-	Success
-	// EventStop means an event handler stopped the integration.
-	EventStop
-	// OutputStop means the Output function returned an error.
-	OutputStop
-	// StepLimit means Settings.MaxSteps steps were attempted.
-	StepLimit
-	// StepSizeUnderflow means the step size fell below the resolution of t.
-	StepSizeUnderflow
-	// NonFinite means f or the state produced NaN or ±Inf.
-	NonFinite
-	// EventLoop means events kept firing at the same instant.
-	EventLoop
-)
-
-var statusNames = [...]string{
-	NotTerminated:     "NotTerminated",
-	Success:           "Success",
-	EventStop:         "EventStop",
-	OutputStop:        "OutputStop",
-	StepLimit:         "StepLimit",
-	StepSizeUnderflow: "StepSizeUnderflow",
-	NonFinite:         "NonFinite",
-	EventLoop:         "EventLoop",
-}
-
-func (s Status) String() string {
-	if s >= 0 && int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
-
-// Early reports whether the integration stopped before t1 on purpose
-// (an event or the output function asked for it).
-func (s Status) Early() bool { return s == EventStop || s == OutputStop }
-
-// Err returns an error describing a failed integration, or nil for
-// Success, EventStop and OutputStop (the output function's own error is
-// returned by Solve).
-func (s Status) Err() error {
-	switch s {
-	case Success, EventStop, OutputStop:
-		return nil
-	case StepLimit:
-		return ErrStepLimit
-	case StepSizeUnderflow:
-		return ErrStepSizeUnderflow
-	case NonFinite:
-		return ErrNonFinite
-	case EventLoop:
-		return ErrEventLoop
-	}
-	return fmt.Errorf("ode: integration ended with status %v", s)
-}
-
-// Errors returned for failed integrations.
-var (
-	ErrStepLimit         = errors.New("ode: step limit reached before t1")
-	ErrStepSizeUnderflow = errors.New("ode: step size underflow (problem too stiff or discontinuous for an explicit method)")
-	ErrNonFinite         = errors.New("ode: non-finite value in the solution or right-hand side")
-	ErrEventLoop         = errors.New("ode: events keep firing at the same time")
-)
-
 // Stats counts the work of an integration.
 type Stats struct {
 	Steps     int     // accepted steps
@@ -224,11 +154,15 @@ type EventRecord struct {
 	T     float64 // time of the crossing
 }
 
-// Result is the outcome of an integration.
+// Result is the outcome of an integration. Its Status is Converged when
+// the integration reached its end time, EventStop or OutputStop when it was
+// stopped on purpose, and StepLimit, StepSizeUnderflow, NonFinite or
+// EventLoop when it failed; Evaluations counts the evaluations of f
+// (Stats.FuncEvals).
 type Result struct {
+	outcome.Outcome
 	T      float64       // time reached
 	Y      []float64     // state at T
-	Status Status        // how it ended
 	Stats  Stats         // work done
 	Events []EventRecord // events located, in order
 }

@@ -25,4 +25,6 @@
 // Status is the one vocabulary for how a computation ended, whichever model
 // and numerical method produced it. Its text form (one snake_case word such
 // as converged or not_settled) is what every JSON report carries.
+//
+// The models the computations solve are written out in docs/models.md.
 package outcome

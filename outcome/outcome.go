@@ -35,8 +35,9 @@ type Run struct {
 	// work between checks) and returns what it finished with Status
 	// Interrupted.
 	Context context.Context
-	// Workers is how many goroutines the computation may use (0: one per
-	// core, runtime.GOMAXPROCS). Results never depend on it.
+	// Workers is how many goroutines the computation may use (0: its
+	// default, one per core, runtime.GOMAXPROCS, unless the entry point
+	// documents another). Results never depend on it.
 	Workers int
 	// Progress, when not nil, is told of the work done.
 	Progress Progress

@@ -6,10 +6,11 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // BistabilityPoint is the mean time in system at one refresh period from
@@ -50,14 +51,11 @@ func NewBistabilityData(k int, load float64, n int, mp, sm []BistabilityPoint) (
 	return &BistabilityData{K: k, Load: load, N: n, Map: mp, Sim: sm}, nil
 }
 
-// ComputeBistabilityData iterates the refresh-period map to its attractor
+// computeBistabilityData iterates the refresh-period map to its attractor
 // from both starts on a log grid of T (the mean over the cycle, or over the
 // last 100 periods when it does not settle), and simulates N = 100 servers
 // at a few T.
-func ComputeBistabilityData(quick bool, seed uint64) (*BistabilityData, error) {
-	return computeBistabilityData(quick, seed, nil)
-}
-
+//
 // Progress units: 65,536 simulated arrivals (about 0.02 s); a point of the
 // map weighs 150 (about 4 s).
 func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData, error) {
@@ -91,9 +89,8 @@ func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData
 	for i, T := range simT {
 		per := int(load * n * T)
 		pt := BistabilityPoint{Period: T}
-		for j, st := range []spec.Start{{}, {Kind: spec.Half, Jobs: int(0.1 * T)}} {
-			res, err := sim.Run(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-				Start: st, Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Progress: m.arrivals()})
+		for j, st := range []farm.Start{{}, {Kind: farm.Half, Jobs: int(0.1 * T)}} {
+			res, err := sim.Run(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: st}, &sim.Settings{Jobs: simPeriods * per, Warmup: 2 * per, Reps: reps, Seed: seed + uint64(2*i+j), Run: outcome.Run{Progress: m.arrivals()}})
 			if err != nil {
 				return nil, err
 			}
@@ -114,7 +111,7 @@ func mapBistability(k int, load, T float64) (BistabilityPoint, error) {
 	if err != nil {
 		return BistabilityPoint{}, err
 	}
-	half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+	half, err := staleboard.Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 	if err != nil {
 		return BistabilityPoint{}, err
 	}

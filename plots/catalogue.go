@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Settings control Make. The zero value computes full-quality data.
@@ -25,18 +27,18 @@ type Settings struct {
 	// figure's own (weighted to take about equal times; the total may grow
 	// as the computation learns its extent). Calls come one at a time, from
 	// the computing goroutines. Data read from the cache reports nothing.
-	Progress func(done, total int)
+	Progress outcome.Progress
 }
 
 // meter passes a computation's progress on to Settings.Progress. A nil
 // meter counts nothing.
 type meter struct {
 	mu          sync.Mutex
-	report      func(done, total int)
+	report      outcome.Progress
 	done, total int
 }
 
-func newMeter(report func(done, total int)) *meter {
+func newMeter(report outcome.Progress) *meter {
 	if report == nil {
 		return nil
 	}
@@ -51,7 +53,7 @@ func (m *meter) grow(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.total += n
-	m.report(m.done, m.total)
+	m.report(int64(m.done), int64(m.total), "")
 }
 
 // add counts n units done.
@@ -62,16 +64,37 @@ func (m *meter) add(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.done = min(m.done+n, m.total)
-	m.report(m.done, m.total)
+	m.report(int64(m.done), int64(m.total), "")
 }
 
-// arrivals is a sim.Config.Progress counting a unit per chunk of 65,536
+// arrivals is a sim.Settings.Progress counting a unit per chunk of 65,536
 // simulated arrivals (nil for a nil meter).
-func (m *meter) arrivals() func(int64) {
+func (m *meter) arrivals() outcome.Progress {
 	if m == nil {
 		return nil
 	}
-	return func(n int64) { m.add(int(n / 0x10000)) }
+	return func(int64, int64, string) { m.add(1) }
+}
+
+// share is a Progress that moves the meter by weight units over the
+// whole of a computation: by weight·done/total once done of total units
+// are finished (nil for a nil meter).
+func (m *meter) share(weight int) outcome.Progress {
+	if m == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	added := 0
+	return func(done, total int64, _ string) {
+		if total <= 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n := int(int64(weight) * min(done, total) / total)
+		m.add(n - added)
+		added = n
+	}
 }
 
 // checker is data that can tell whether it is complete and drawable.

@@ -7,11 +7,12 @@
 // The models and the published numbers behind each figure are written out in
 // docs/models.md.
 //
-// Each figure is a function from a data struct to a Figure. The data
-// struct is computed by the solvers (meanfield, jackson) and the simulator
-// (validate/sim) in a Compute…Data function, checked by its New…Data
-// constructor (no NaN or Inf), and can be cached as JSON (Settings.DataDir)
-// so that figures re-render without recomputing. Tests check the data
+// Each figure is a function from a data struct to a Figure. Make computes
+// a catalogue figure's data struct from the solvers (meanfield, jackson)
+// and the simulator (sim, sim/tipping), checks it (no NaN or Inf; the
+// New…Data constructors check data built elsewhere the same way), and can
+// cache it as JSON (Settings.DataDir) so that figures re-render without
+// recomputing. Tests check the data
 // against the solvers and that every figure renders to PNG and SVG.
 //
 // Series are told apart by colour (Okabe–Ito's colour-blind-safe set),

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 // EdgePoint is one entry of the tipping-edge table.
@@ -49,7 +49,7 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 		if err := finite("edge", r.Scaled, r.Load); err != nil {
 			return nil, err
 		}
-		d.Points = append(d.Points, EdgePoint{K: r.K, Load: r.Load, Found: r.Found, Scaled: r.Scaled})
+		d.Points = append(d.Points, EdgePoint{K: r.K, Load: r.Load, Found: r.Status == outcome.EdgeFound, Scaled: r.Scaled})
 	}
 	for _, b := range brackets {
 		if err := finite("simulated edge", b.Edge, b.Lo, b.Hi); err != nil {
@@ -62,15 +62,12 @@ func NewEdgeData(res []*staleboard.EdgeResult, brackets []EdgeBracket) (*EdgeDat
 	return d, nil
 }
 
-// ComputeEdgeData computes the table k = 2…10 × λ ∈ {0.8, 0.9, 0.95} from
+// computeEdgeData computes the table k = 2…10 × λ ∈ {0.8, 0.9, 0.95} from
 // the refresh-period map, and brackets the edge for k = 5, λ = 0.9 by
 // simulation at N = 100 (and 800 unless quick). Quick brackets T* to 1e-3
 // instead of 1e-4 (invisible at the figure's scale) and leaves out the
 // slowest entries, λ = 0.95 with k > 6.
-func ComputeEdgeData(quick bool, seed uint64) (*EdgeData, error) {
-	return computeEdgeData(quick, seed, nil)
-}
-
+//
 // Progress units: an edge of the map weighs 1 at λ ≤ 0.9 and 10 at
 // λ = 0.95 (about 0.5 s and 5 s); a period of the simulated tipping curve
 // N/10 (about 5 s at N = 100).
@@ -100,17 +97,15 @@ func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 		}
 		return 1
 	}
+	edges := 0
 	for _, md := range models {
-		m.grow(weight(md.Load))
+		edges += weight(md.Load)
 	}
+	m.grow(edges)
 	for _, n := range ns {
 		m.grow(bracketPeriods * n / 10)
 	}
-	s.Progress = func(p staleboard.EdgeProgress) {
-		if p.Done != nil {
-			m.add(weight(p.Done.Load))
-		}
-	}
+	s.Progress = m.share(edges)
 	res, err := staleboard.EdgeTable(models, s)
 	if err != nil {
 		return nil, err
@@ -126,21 +121,16 @@ func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 	return NewEdgeData(res, brs)
 }
 
-// SimulateEdgeBracket measures the finite-N edge by simulation: runs of N
-// servers from the empty start, stopped at the tip, for 100 refresh
-// periods at eight periods T(1−λ)² = 2.6 … 4.0 (quick: 12 runs each;
-// otherwise 16), and the logistic fit of the fraction that tipped (see
-// validate.SimulateTipCurve).
-func SimulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64) (*EdgeBracket, error) {
-	return simulateEdgeBracket(k, load, n, quick, seed, nil)
-}
-
-// bracketPeriods is the number of periods SimulateEdgeBracket simulates
+// bracketPeriods is the number of periods simulateEdgeBracket simulates
 // (eight, and two refinements).
 const bracketPeriods = 10
 
-// simulateEdgeBracket is SimulateEdgeBracket, calling step (if not nil)
-// after each period.
+// simulateEdgeBracket measures the finite-N edge by simulation: runs of N
+// servers from the empty start, stopped at the tip, for 100 refresh
+// periods at eight periods T(1−λ)² = 2.6 … 4.0 (quick: 12 runs each;
+// otherwise 16) and two refinements, and the logistic fit of the fraction
+// that tipped (package tipping). It calls step (if not nil) after each
+// period.
 func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, step func()) (*EdgeBracket, error) {
 	reps := 16
 	if quick {
@@ -150,15 +140,15 @@ func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, st
 	for i := range 8 {
 		grid = append(grid, 2.6+0.2*float64(i))
 	}
-	set := &validate.TipCurveSettings{Scaled: grid, Refine: bracketPeriods - len(grid), Reps: reps, Horizon: 100, Seed: seed}
+	set := &tipping.Settings{Scaled: grid, Refine: bracketPeriods - len(grid), Reps: reps, Horizon: 100, Seed: seed}
 	if step != nil {
-		set.Progress = func(int, int) { step() }
+		set.Progress = func(int64, int64, string) { step() }
 	}
-	c, err := validate.SimulateTipCurve(k, load, n, set)
+	c, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: n}, set)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != solver.Converged {
+	if c.Status != outcome.Converged {
 		return nil, fmt.Errorf("plots: no simulated edge for k = %d, λ = %v, N = %d in T(1−λ)² ∈ [2.6, 4.0]", k, load, n)
 	}
 	return &EdgeBracket{K: k, Load: load, N: n, Horizon: 100, Edge: c.Edge, Lo: c.EdgeLo, Hi: c.EdgeHi}, nil

@@ -97,7 +97,7 @@ func TestFigureWords(t *testing.T) {
 func TestProgress(t *testing.T) {
 	dir := t.TempDir()
 	var calls [][2]int
-	s := &Settings{DataDir: dir, Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }}
+	s := &Settings{DataDir: dir, Progress: func(done, total int64, _ string) { calls = append(calls, [2]int{int(done), int(total)}) }}
 	if _, err := Make("exchange", s); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 // TipCurveData is the probability of tipping within the horizon against
@@ -53,15 +53,12 @@ var publishedFinite = []struct {
 	Lo, Hi float64
 }{{25, 3.5, 3.5}, {100, 3.2, 3.2}, {800, 2.9, 3.0}, {1600, 2.9, 3.0}}
 
-// ComputeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
+// computeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
 // refresh periods: the theory's tipping probability on a grid of periods
 // from the N = ∞ edge to 1.35 times it (one escape analysis per period
 // serves every N), the theory's finite-N edge for N = 25 … 10,000, and
 // simulated tipping curves at N = 25 and 100 (and 800 unless quick).
-func ComputeFiniteEdgeData(quick bool, seed uint64) (*FiniteEdgeData, error) {
-	return computeFiniteEdgeData(quick, seed, nil)
-}
-
+//
 // Progress units (about a second each): the N = ∞ edge 1, a finite-N edge
 // 10, a period of the escape analysis 2, a simulated period N/12.
 func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, error) {
@@ -84,18 +81,16 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	for _, n := range curveN {
 		m.grow(tipPeriods * max(n/12, 1))
 	}
-	edges, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon, Progress: func(p staleboard.EdgeProgress) {
-		if p.Done != nil {
-			m.add(map[bool]int{true: 10, false: 1}[p.Done.Servers > 0])
-		}
-	}})
+	set := &staleboard.EdgeSettings{Horizon: horizon}
+	set.Progress = m.share(1 + 10*len(ns))
+	edges, err := staleboard.EdgeTable(models, set)
 	if err != nil {
 		return nil, err
 	}
 	inf := edges[0]
 	d.Infinite = inf.Scaled
 	for _, r := range edges[1:] {
-		if r.Found {
+		if r.Status == outcome.EdgeFound {
 			d.EdgeN, d.Edge = append(d.EdgeN, r.Servers), append(d.Edge, r.Scaled)
 		}
 	}
@@ -131,8 +126,8 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
 		}
 		n := c.N
-		sc, err := validate.SimulateTipCurve(k, load, c.N, &validate.TipCurveSettings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
-			Horizon: horizon, Seed: seed + uint64(1000*i), Progress: func(int, int) { m.add(max(n/12, 1)) }})
+		sc, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: c.N}, &tipping.Settings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
+			Horizon: horizon, Seed: seed + uint64(1000*i), Run: outcome.Run{Progress: func(int64, int64, string) { m.add(max(n/12, 1)) }}})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +137,7 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 			c.SimLo = append(c.SimLo, p.Lo)
 			c.SimHi = append(c.SimHi, p.Hi)
 		}
-		if sc.Status == solver.Converged {
+		if sc.Status == outcome.Converged {
 			c.SimEdge, c.SimEdgeLo, c.SimEdgeHi = &sc.Edge, &sc.EdgeLo, &sc.EdgeHi
 		}
 	}

@@ -9,12 +9,12 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // BlockingMapData is exact JIQ blocking (basic JIQ, R = 2) at N servers
@@ -45,12 +45,9 @@ func NewBlockingMapData(n int, alpha1, load []float64, b [][]float64) (*Blocking
 	return &BlockingMapData{N: n, Alpha1: alpha1, Load: load, Blocking: b}, nil
 }
 
-// ComputeBlockingMapData solves the closed Jackson network (package jackson) at
+// computeBlockingMapData solves the closed Jackson network (package jackson) at
 // N = 100,000 (quick: 10,000) on a grid α₁ ∈ [0.5, 0.99], λ ∈ [0.05, 2.5].
-func ComputeBlockingMapData(quick bool) (*BlockingMapData, error) {
-	return computeBlockingMapData(quick, nil)
-}
-
+//
 // Progress units: a row of the grid.
 func computeBlockingMapData(quick bool, m *meter) (*BlockingMapData, error) {
 	n, na, nl := 100_000, 50, 50
@@ -71,7 +68,7 @@ func computeBlockingMapData(quick bool, m *meter) (*BlockingMapData, error) {
 		defer m.add(1)
 		b[r] = make([]float64, na)
 		for c, a := range alpha1 {
-			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}}, nil)
+			res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: load[r], Alpha: []float64{a, 1 - a}})
 			if err != nil {
 				return err
 			}
@@ -139,13 +136,10 @@ type TrajectoryData struct {
 	Spread [3][]float64 `json:"spread"`
 }
 
-// ComputeTrajectoryData integrates the fluid ODE for λ = 0.5, α =
+// computeTrajectoryData integrates the fluid ODE for λ = 0.5, α =
 // (0.7, 0.3) from x = (0, ½, ½) — a case with a closed-form trajectory —
 // and simulates N = 1,000 servers (40 replications; quick: 10).
-func ComputeTrajectoryData(quick bool, seed uint64) (*TrajectoryData, error) {
-	return computeTrajectoryData(quick, seed, nil)
-}
-
+//
 // Progress units: the fluid trajectory, then the simulation (a unit per
 // replication).
 func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, error) {
@@ -171,15 +165,14 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 	if err != nil {
 		return nil, err
 	}
-	if tr.Status != solver.Converged {
+	if tr.Status != outcome.Converged {
 		return nil, fmt.Errorf("plots: fluid trajectory: %v", tr.Status)
 	}
 	m.add(1)
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
-	res, err := sim.Run(sim.Config{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
-		Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
+	res, err := sim.Run(&sim.Model{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +235,9 @@ type ExchangeData struct {
 	NuStar   float64   `json:"nu_star"`
 }
 
-// ComputeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
+// computeExchangeData evaluates the N → ∞ limits (package meanfield/jiq) for λ = 0.9,
 // α = (0.7, 0.3) over ν ∈ [0, 6].
-func ComputeExchangeData() (*ExchangeData, error) { return computeExchangeData(nil) }
-
+//
 // Progress units: a value of ν.
 func computeExchangeData(m *meter) (*ExchangeData, error) {
 	d := &ExchangeData{Load: 0.9, Alpha: []float64{0.7, 0.3}}
@@ -253,11 +245,11 @@ func computeExchangeData(m *meter) (*ExchangeData, error) {
 	for i := 0; i <= 120; i++ {
 		m.add(1)
 		nu := 0.05 * float64(i)
-		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
+		b, err := jiq.Limit(&jiq.Model{Load: d.Load, Alpha: d.Alpha, Exchange: nu})
 		if err != nil {
 			return nil, err
 		}
-		q, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu}, nil)
+		q, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: d.Load, Alpha: d.Alpha, Exchange: nu})
 		if err != nil {
 			return nil, err
 		}

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // renders checks that a figure has a title and axis labels on its first
@@ -61,7 +62,7 @@ func TestEdgeFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range d.Points {
-		if p.K != res[i].K || p.Scaled != res[i].Scaled || p.Found != res[i].Found {
+		if p.K != res[i].K || p.Scaled != res[i].Scaled || p.Found != (res[i].Status == outcome.EdgeFound) {
 			t.Errorf("point %d: %+v, solver %+v", i, p, res[i])
 		}
 	}
@@ -110,14 +111,14 @@ func TestBistabilityFigure(t *testing.T) {
 // Every cell of the blocking map is the product form's value; at the
 // corners it matches Theorem 1 up to the finite-N gap.
 func TestBlockingMap(t *testing.T) {
-	d, err := ComputeBlockingMapData(true)
+	d, err := computeBlockingMapData(true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rc := range [][2]int{{0, 0}, {len(d.Load) - 1, len(d.Alpha1) - 1}, {12, 7}} {
 		r, c := rc[0], rc[1]
 		a := d.Alpha1[c]
-		want, err := jackson.Solve(&jackson.JIQ{Servers: d.N, Load: d.Load[r], Alpha: []float64{a, 1 - a}}, nil)
+		want, err := jackson.Solve(&jackson.JIQ{Servers: d.N, Load: d.Load[r], Alpha: []float64{a, 1 - a}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +153,7 @@ func TestBlockingMap(t *testing.T) {
 // (x₀ = λ(1 − e^{−t}), t₁ = 2.672669), and the simulated means lie within
 // their spread of it.
 func TestTrajectoryFigure(t *testing.T) {
-	d, err := ComputeTrajectoryData(true, 1)
+	d, err := computeTrajectoryData(true, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestTrajectoryFigure(t *testing.T) {
 // Token exchange: blocking 0.4 without exchange (Theorem 1), ν* = 3.6,
 // zero blocking and wait from ν* on (docs/models.md#limits-and-the-two-enhancements).
 func TestExchangeFigure(t *testing.T) {
-	d, err := ComputeExchangeData()
+	d, err := computeExchangeData(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,12 +248,12 @@ func TestSizesTheory(t *testing.T) {
 		if d == 0 {
 			continue
 		}
-		disc, err := spec.ParseDiscipline(c.Discipline)
+		disc, err := farm.ParseDiscipline(c.Discipline)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range c.X[:3] {
-			if d == 1 && (x == 4 || (x > 1 && disc == spec.PS)) {
+			if d == 1 && (x == 4 || (x > 1 && disc == farm.PS)) {
 				continue
 			}
 			fp, err := bestofd.FixedPoint(&bestofd.Model{D: d, Load: 0.9, Discipline: disc, Sizes: sizesOf(x)}, nil)
@@ -273,7 +274,7 @@ func TestSizesTheory(t *testing.T) {
 	}
 	for i, c2 := range []float64{1, 30} {
 		c := ages[i]
-		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: 10, Discipline: spec.PS, Sizes: sizesOf(c2)}, nil)
+		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: 10, Discipline: farm.PS, Sizes: sizesOf(c2)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

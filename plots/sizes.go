@@ -10,11 +10,11 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // SizeSeries is one simulated curve: a policy under a discipline (and, for
@@ -128,11 +128,11 @@ func positive(what string, xs ...float64) error {
 
 // sizesOf is the job-size law of SCV c²: exponential for 1, the
 // balanced-means H2 otherwise.
-func sizesOf(c2 float64) spec.Sizes {
+func sizesOf(c2 float64) farm.Sizes {
 	if c2 == 1 {
-		return spec.Sizes{}
+		return farm.Sizes{}
 	}
-	return spec.Sizes{Kind: spec.H2, SCV: c2}
+	return farm.Sizes{Kind: farm.H2, SCV: c2}
 }
 
 // SizeTheoryBySCV computes the N → ∞ mean time in system at load λ
@@ -141,12 +141,12 @@ func sizesOf(c2 float64) spec.Sizes {
 // loaded (1: every job finds an idle server).
 func SizeTheoryBySCV(load float64, scvs []float64) ([]SizeTheory, error) {
 	var out []SizeTheory
-	for _, disc := range []spec.Discipline{spec.FCFS, spec.PS} {
+	for _, disc := range []farm.Discipline{farm.FCFS, farm.PS} {
 		rnd := SizeTheory{Policy: "random", Discipline: disc.String(), Source: SourceMG1, X: scvs}
 		bo2 := SizeTheory{Policy: "jsqd:2", Discipline: disc.String(), Source: SourceMeanField, X: scvs}
 		jsq := SizeTheory{Policy: "jsq", Discipline: disc.String(), Source: SourceIdle, X: scvs}
 		for _, c2 := range scvs {
-			if disc == spec.FCFS {
+			if disc == farm.FCFS {
 				rnd.Mean = append(rnd.Mean, 1+load*(1+c2)/(2*(1-load)))
 			} else {
 				rnd.Mean = append(rnd.Mean, 1/(1-load))
@@ -155,7 +155,7 @@ func SizeTheoryBySCV(load float64, scvs []float64) ([]SizeTheory, error) {
 			if err != nil {
 				return nil, err
 			}
-			if fp.Status != solver.Converged {
+			if fp.Status != outcome.Converged {
 				return nil, fmt.Errorf("plots: best of two, %v, SCV %v: the mean field did not converge (%v)", disc, c2, fp.Status)
 			}
 			bo2.Mean = append(bo2.Mean, fp.Sojourn)
@@ -208,11 +208,11 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 	err := parallel.For(len(jobs), 0, nil, func(i int) error {
 		j := jobs[i]
 		c2, T := scvs[j.s], ages[j.a]
-		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: spec.PS, Sizes: sizesOf(c2)}, nil)
+		res, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: farm.PS, Sizes: sizesOf(c2)}, nil)
 		if err != nil {
 			return err
 		}
-		if res.Status != solver.Converged {
+		if !res.Status.OK() {
 			return fmt.Errorf("plots: best of two on a board of age %v, SCV %v: the period map did not settle (%v)", T, c2, res.Status)
 		}
 		mean[j.s][j.a] = res.Sojourn
@@ -230,7 +230,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 	return out, nil
 }
 
-// ComputeSizesData simulates N = 100 servers at λ = 0.9: random, round
+// computeSizesData simulates N = 100 servers at λ = 0.9: random, round
 // robin, best of two and least loaded under FCFS and PS for SCV 1, 4, 10,
 // 30 (H2 sizes); and best of two and least loaded on a board of age T
 // under PS for exponential and SCV-30 sizes. 8 replications of 2 million
@@ -238,10 +238,7 @@ func sizeTheoryByAge(load float64, ages []float64, m *meter) ([]SizeTheory, erro
 // the heavy-tailed SCV-30 means: a giant stays about 300 time units under
 // PS). The theory curves: SizeTheoryBySCV on a grid of SCVs from 1 to 30,
 // and SizeTheoryByAge for board ages up to 200 (quick: 50).
-func ComputeSizesData(quick bool, seed uint64) (*SizesData, error) {
-	return computeSizesData(quick, seed, nil)
-}
-
+//
 // Progress units: 65,536 simulated arrivals (about 0.01 s on two cores),
 // and the board theory's (boardWeight).
 func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
@@ -272,13 +269,12 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := func(pol string, d spec.Discipline, z spec.Sizes, period float64, s uint64) (sim.Estimate, error) {
-		p, err := spec.ParsePolicy(pol)
+	run := func(pol string, d farm.Discipline, z farm.Sizes, period float64, s uint64) (sim.Estimate, error) {
+		p, err := farm.ParsePolicy(pol)
 		if err != nil {
 			return sim.Estimate{}, err
 		}
-		res, err := sim.Run(sim.Config{Servers: n, Load: load, Policy: p, Discipline: d, Sizes: z, Period: period, Jobs: jobs, Reps: reps, Seed: s,
-			Progress: m.arrivals()})
+		res, err := sim.Run(&sim.Model{Servers: n, Load: load, Policy: p, Discipline: d, Sizes: z, Period: period}, &sim.Settings{Jobs: jobs, Reps: reps, Seed: s, Run: outcome.Run{Progress: m.arrivals()}})
 		if err != nil {
 			return sim.Estimate{}, err
 		}
@@ -286,7 +282,7 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 	}
 	var byscv, byage []SizeSeries
 	s := seed
-	for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
+	for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
 		for _, pol := range []string{"random", "rr", "jsqd:2", "jsq"} {
 			ser := SizeSeries{Policy: pol, Discipline: d.String()}
 			for _, c2 := range scvs {
@@ -305,7 +301,7 @@ func computeSizesData(quick bool, seed uint64, m *meter) (*SizesData, error) {
 			ser := SizeSeries{Policy: pol, Discipline: "ps", Sizes: sizesOf(c2).String()}
 			for _, T := range ages {
 				s++
-				e, err := run(pol, spec.PS, sizesOf(c2), T, s)
+				e, err := run(pol, farm.PS, sizesOf(c2), T, s)
 				if err != nil {
 					return nil, err
 				}
@@ -342,13 +338,13 @@ var policyStyle = map[string]struct {
 
 // sizesName names a size law for the legend.
 func sizesName(s string) string {
-	z, err := spec.ParseSizes(s)
+	z, err := farm.ParseSizes(s)
 	switch {
 	case err != nil:
 		return s + " sizes"
-	case z.Kind == spec.Exponential:
+	case z.Kind == farm.Exponential:
 		return "exp sizes"
-	case z.Kind == spec.H2:
+	case z.Kind == farm.H2:
 		return fmt.Sprintf("H2 sizes, SCV %g", z.SCV)
 	}
 	return z.String() + " sizes"

@@ -16,7 +16,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/table"
 )
 
 // TableOptions choose what TableFigure draws from a table.
@@ -92,6 +93,10 @@ func ColumnLabel(name string) string {
 	return name
 }
 
+// columnLabels are the labels of the fields the reports emit (package
+// report: table columns are their JSON names, nested ones with dots, as
+// package table flattens them); TestColumnLabelsAreReportFields keeps the
+// keys to those.
 var columnLabels = map[string]string{
 	"load":                 "load λ (arrivals per server per service time)",
 	"exchange":             "token exchange rate ν (per token per service time)",
@@ -116,13 +121,12 @@ var columnLabels = map[string]string{
 	"board_mean.mean":      "mean board at a refresh (jobs)",
 	"servers":              "servers N",
 	"dispatchers":          "dispatchers k",
-	"k":                    "dispatchers k",
 	"limit_diff":           "B − B∞",
 	"jobs":                 "jobs",
 	"reps":                 "replications",
 	"slowdown.mean":        "time in system / size",
-	"wait_prob.mean":       "P(wait > 0)",
-	"random_fraction.mean": "fraction of jobs sent at random",
+	"prob_wait.mean":       "P(wait > 0)",
+	"fraction_random.mean": "fraction of jobs sent at random",
 }
 
 func subscript(n string) string {
@@ -135,7 +139,7 @@ func subscript(n string) string {
 
 // rowsOf returns the table's rows that pass the filters, and the columns
 // named, which must exist.
-func rowsOf(t *sweep.Table, where map[string]string, names ...string) ([][]any, []int, error) {
+func rowsOf(t *table.Table, where map[string]string, names ...string) ([][]any, []int, error) {
 	idx := make([]int, len(names))
 	for i, n := range names {
 		if idx[i] = t.Index(n); idx[i] < 0 {
@@ -160,7 +164,7 @@ func rowsOf(t *sweep.Table, where map[string]string, names ...string) ([][]any, 
 			return nil, nil, fmt.Errorf("plots: cannot filter on %q: the table has no such column (it has %s)", k, columnNames(t))
 		}
 		f := filter{col: j, text: where[k]}
-		if typ := t.Columns[j].Type; typ == sweep.Int64 || typ == sweep.Float64 {
+		if typ := t.Columns[j].Type; typ == table.Int64 || typ == table.Float64 {
 			x, err := strconv.ParseFloat(where[k], 64)
 			if err != nil {
 				return nil, nil, fmt.Errorf("plots: %s=%s: %s holds numbers", k, where[k], k)
@@ -193,7 +197,7 @@ func rowsOf(t *sweep.Table, where map[string]string, names ...string) ([][]any, 
 	return rows, idx, nil
 }
 
-func columnNames(t *sweep.Table) string {
+func columnNames(t *table.Table) string {
 	names := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		names[i] = c.Name
@@ -219,7 +223,7 @@ func cellText(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return sweep.FormatFloat(x)
+		return lists.FormatFloat(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case string:
@@ -228,9 +232,9 @@ func cellText(v any) string {
 	return fmt.Sprint(v)
 }
 
-func numericColumn(t *sweep.Table, name string) error {
+func numericColumn(t *table.Table, name string) error {
 	j := t.Index(name)
-	if j >= 0 && t.Columns[j].Type != sweep.Int64 && t.Columns[j].Type != sweep.Float64 {
+	if j >= 0 && t.Columns[j].Type != table.Int64 && t.Columns[j].Type != table.Float64 {
 		return fmt.Errorf("plots: column %q holds %s values, not numbers", name, t.Columns[j].Type)
 	}
 	return nil
@@ -238,7 +242,7 @@ func numericColumn(t *sweep.Table, name string) error {
 
 // clash explains two rows at the same place of a plot: the first column,
 // other than those drawn, whose values differ.
-func clash(t *sweep.Table, a, b []any, at string, skip ...int) error {
+func clash(t *table.Table, a, b []any, at string, skip ...int) error {
 	for j := range t.Columns {
 		if contains(skip, j) {
 			continue
@@ -263,7 +267,7 @@ func contains(s []int, x int) bool {
 // TableHeatMapData arranges column Z of the table over the grid of
 // columns X and Y. Every (x, y) may appear once (filter the other columns
 // with Where); missing cells are NaN.
-func TableHeatMapData(t *sweep.Table, o TableOptions) (*HeatMapData, error) {
+func TableHeatMapData(t *table.Table, o TableOptions) (*HeatMapData, error) {
 	for _, n := range []string{o.X, o.Y, o.Z} {
 		if err := numericColumn(t, n); err != nil {
 			return nil, err
@@ -282,7 +286,7 @@ func TableHeatMapData(t *sweep.Table, o TableOptions) (*HeatMapData, error) {
 		}
 	}
 	d := &HeatMapData{XName: o.X, YName: o.Y, ZName: o.Z, X: sortedKeys(xs), Y: sortedKeys(ys),
-		XInt: t.Columns[idx[0]].Type == sweep.Int64, YInt: t.Columns[idx[1]].Type == sweep.Int64}
+		XInt: t.Columns[idx[0]].Type == table.Int64, YInt: t.Columns[idx[1]].Type == table.Int64}
 	if len(d.X) < 2 || len(d.Y) < 2 {
 		return nil, fmt.Errorf("plots: a heat map needs at least two values of %s and of %s (%d and %d)", o.X, o.Y, len(d.X), len(d.Y))
 	}
@@ -308,7 +312,7 @@ func TableHeatMapData(t *sweep.Table, o TableOptions) (*HeatMapData, error) {
 		}
 		i, j := row[y], col[x]
 		if prev := from[i][j]; prev != nil {
-			return nil, clash(t, prev, r, fmt.Sprintf("%s=%s, %s=%s", o.X, sweep.FormatFloat(x), o.Y, sweep.FormatFloat(y)), idx...)
+			return nil, clash(t, prev, r, fmt.Sprintf("%s=%s, %s=%s", o.X, lists.FormatFloat(x), o.Y, lists.FormatFloat(y)), idx...)
 		}
 		from[i][j] = r
 		if z, ok := number(r[idx[2]]); ok {
@@ -321,7 +325,7 @@ func TableHeatMapData(t *sweep.Table, o TableOptions) (*HeatMapData, error) {
 // TableLinesData arranges column Z of the table against column X, one
 // series per value of Y (one series if Y is empty), each in increasing x.
 // Rows without a value of Z are left out.
-func TableLinesData(t *sweep.Table, o TableOptions) (*LinesData, error) {
+func TableLinesData(t *table.Table, o TableOptions) (*LinesData, error) {
 	for _, n := range []string{o.X, o.Z} {
 		if err := numericColumn(t, n); err != nil {
 			return nil, err
@@ -335,7 +339,7 @@ func TableLinesData(t *sweep.Table, o TableOptions) (*LinesData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &LinesData{XName: o.X, ZName: o.Z, YName: o.Y, XInt: t.Columns[idx[0]].Type == sweep.Int64}
+	d := &LinesData{XName: o.X, ZName: o.Z, YName: o.Y, XInt: t.Columns[idx[0]].Type == table.Int64}
 	series := map[string]int{}
 	var order []string
 	type pt struct {
@@ -366,7 +370,7 @@ func TableLinesData(t *sweep.Table, o TableOptions) (*LinesData, error) {
 		return nil, fmt.Errorf("plots: %s has %d values: too many lines (at most 50; filter some out)", o.Y, len(order))
 	}
 	if o.Y != "" {
-		if j := t.Index(o.Y); t.Columns[j].Type == sweep.Int64 || t.Columns[j].Type == sweep.Float64 {
+		if j := t.Index(o.Y); t.Columns[j].Type == table.Int64 || t.Columns[j].Type == table.Float64 {
 			sort.SliceStable(order, func(a, b int) bool {
 				x, _ := strconv.ParseFloat(order[a], 64)
 				y, _ := strconv.ParseFloat(order[b], 64)
@@ -380,7 +384,7 @@ func TableLinesData(t *sweep.Table, o TableOptions) (*LinesData, error) {
 		s := Series{Label: label}
 		for k, p := range ps {
 			if k > 0 && p.x == ps[k-1].x {
-				at := fmt.Sprintf("%s=%s", o.X, sweep.FormatFloat(p.x))
+				at := fmt.Sprintf("%s=%s", o.X, lists.FormatFloat(p.x))
 				if o.Y != "" {
 					at += fmt.Sprintf(", %s=%s", o.Y, label)
 				}
@@ -414,13 +418,13 @@ func indexOf(xs []float64) map[float64]int {
 // numeric column with several values (and Lines is not set), lines of Z
 // against X otherwise (one per value of Y, if given). Axis labels come
 // from the column names (ColumnLabel).
-func TableFigure(t *sweep.Table, o TableOptions) (*Figure, error) {
+func TableFigure(t *table.Table, o TableOptions) (*Figure, error) {
 	if o.X == "" || o.Z == "" {
 		return nil, fmt.Errorf("plots: a table figure needs the columns for x and z")
 	}
 	heat := false
 	if o.Y != "" && !o.Lines {
-		if j := t.Index(o.Y); j >= 0 && (t.Columns[j].Type == sweep.Int64 || t.Columns[j].Type == sweep.Float64) {
+		if j := t.Index(o.Y); j >= 0 && (t.Columns[j].Type == table.Int64 || t.Columns[j].Type == table.Float64) {
 			rows, idx, err := rowsOf(t, o.Where, o.Y)
 			if err != nil {
 				return nil, err
@@ -704,7 +708,7 @@ func LinesFigure(d *LinesData, title string, logX, logY bool) (*Figure, error) {
 		}
 		for k := range s.X {
 			if (logX && s.X[k] <= 0) || (logY && s.Z[k] <= 0) {
-				return nil, fmt.Errorf("plots: a log axis cannot show %s=%s, %s=%s", d.XName, sweep.FormatFloat(s.X[k]), d.ZName, sweep.FormatFloat(s.Z[k]))
+				return nil, fmt.Errorf("plots: a log axis cannot show %s=%s, %s=%s", d.XName, lists.FormatFloat(s.X[k]), d.ZName, lists.FormatFloat(s.Z[k]))
 			}
 		}
 		l, err := addLine(p, i, s.X, s.Z)

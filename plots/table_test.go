@@ -8,18 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/table"
 )
 
 // jiqTable is a small table as fluid sweep merge writes it: blocking over
 // exchange × load for two share vectors, one cell missing.
-func jiqTable() *sweep.Table {
-	t := &sweep.Table{Columns: []sweep.TableColumn{
-		{Name: "alpha", Type: sweep.String, Grid: true},
-		{Name: "load", Type: sweep.Float64, Grid: true},
-		{Name: "exchange", Type: sweep.Int64, Grid: true},
-		{Name: "blocking", Type: sweep.Float64},
-		{Name: "task_status", Type: sweep.String},
+func jiqTable() *table.Table {
+	t := &table.Table{Columns: []table.Column{
+		{Name: "alpha", Type: table.String, Grid: true},
+		{Name: "load", Type: table.Float64, Grid: true},
+		{Name: "exchange", Type: table.Int64, Grid: true},
+		{Name: "blocking", Type: table.Float64},
+		{Name: "task_status", Type: table.String},
 	}}
 	for _, a := range []string{"0.7,0.3", "0.6,0.4"} {
 		for _, l := range []float64{0.9, 0.5} {
@@ -116,5 +117,49 @@ func TestTableFigure(t *testing.T) {
 	}
 	if ColumnLabel("alpha.2") != "arrival share α₂ of dispatcher 2" || ColumnLabel("whatever") != "whatever" {
 		t.Error("labels")
+	}
+}
+
+// Every labelled column is a field some report emits, under the name a
+// table gives it (nested objects with dots; a report's rows as their own
+// fields).
+func TestColumnLabelsAreReportFields(t *testing.T) {
+	fields := map[string]bool{}
+	var walk func(ty reflect.Type, prefix string)
+	walk = func(ty reflect.Type, prefix string) {
+		for ty.Kind() == reflect.Pointer {
+			ty = ty.Elem()
+		}
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if f.Anonymous {
+				walk(f.Type, prefix)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			fields[prefix+name] = true
+			et := f.Type
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			switch {
+			case et.Kind() == reflect.Struct:
+				walk(et, prefix+name+".")
+			case et.Kind() == reflect.Slice && et.Elem().Kind() == reflect.Struct:
+				walk(et.Elem(), "")
+			}
+		}
+	}
+	for _, r := range []any{report.Edge{}, report.Map{}, report.JIQ{}, report.JIQTrajectory{}, report.Jackson{},
+		report.Meanfield{}, report.Sim{}, report.Validate{}, report.SweepStatus{}} {
+		walk(reflect.TypeOf(r), "")
+	}
+	for name := range columnLabels {
+		if !fields[name] {
+			t.Errorf("label for %q, a field no report emits", name)
+		}
 	}
 }

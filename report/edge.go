@@ -11,19 +11,16 @@ type Edge struct {
 	Seconds  float64   `json:"seconds"` // wall time of the whole table
 }
 
-// Values of EdgeRow.Status.
-const (
-	EdgeFound      = "edge"        // the edge lies in Bracket
-	EdgeNone       = "no_edge"     // the balanced state survives down to Floor
-	EdgeAboveRange = "above_range" // finite N: the system tips even at the top of the search range (Bracket[0])
-)
-
 // EdgeRow is one (k, λ) entry. Fields about the edge are null when there
 // is none down to the floor.
+//
+// Status is edge (the edge lies in Bracket), no_edge (the balanced state
+// survives down to Floor) or, for finite N, above_range (the system tips
+// even at the top of the search range, Bracket[0]).
 type EdgeRow struct {
 	Dispatchers int           `json:"dispatchers"`
 	Load        float64       `json:"load"`
-	Status      string        `json:"status"`    // EdgeFound, EdgeNone or (finite N) EdgeAboveRange
+	Status      string        `json:"status"`    // edge, no_edge or (finite N) above_range
 	Period      *float64      `json:"period"`    // T*
 	Scaled      *float64      `json:"scaled"`    // T*(1−λ)²
 	Bracket     []float64     `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
@@ -80,6 +77,6 @@ type Confirmation struct {
 	AboveOK      bool    `json:"above_ok"`
 	Below        float64 `json:"below"` // 0.99·T*
 	BelowTipped  bool    `json:"below_tipped"`
-	BelowPeriods int     `json:"below_periods"` // refresh periods until the board mean doubled
+	BelowPeriods int     `json:"below_periods"` // refresh periods until the board tipped: its mean above max(0.2·T, λ/(1−λ))
 	BelowSojourn float64 `json:"below_sojourn"` // the herd's mean time in system there
 }

@@ -38,7 +38,7 @@ func schema(t *testing.T, name string, v any) []byte {
 	r := &jsonschema.Reflector{}
 	// Field comments become descriptions (paths relative to this
 	// package's directory, where go test runs).
-	for base, dir := range map[string]string{"github.com/fluidlb/fluid/report": ".", "github.com/fluidlb/fluid/validate": "../validate"} {
+	for base, dir := range map[string]string{"github.com/fluidlb/fluid/report": "."} {
 		if err := r.AddGoComments(base, dir); err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,6 @@
 package report
 
-import "github.com/fluidlb/fluid/validate/sim"
-
-// Sim is the JSON output of `fluid sim`. Estimates are sim.Estimate
+// Sim is the JSON output of `fluid sim`. Estimates are Estimate
 // {mean, ci95, half_width, level, samples}: ci95 is the half-width of the
 // 95% interval and half_width the one at level (Student t over the
 // replications, or over 10 batch means of one replication).
@@ -51,19 +49,19 @@ type Sim struct {
 	CI95             float64 `json:"ci95"`              // its 95% half-width
 	HalfWidth        float64 `json:"half_width"`        // its half-width at level
 
-	Sojourn        sim.Estimate  `json:"sojourn"`
-	Slowdown       *sim.Estimate `json:"slowdown"`              // E[T/S]; null where infinite
-	SlowdownNote   *string       `json:"slowdown_note"`         // why slowdown is null
-	SlowdownOver10 sim.Estimate  `json:"prob_slowdown_over_10"` // P(T > 10·S)
-	MeanWait       *sim.Estimate `json:"mean_wait"`             // FCFS: wait before service; null under PS
-	ProbWait       *sim.Estimate `json:"prob_wait"`             // FCFS: P(wait > 0); null under PS
-	MeanDelay      sim.Estimate  `json:"mean_delay"`            // E[T − S]
-	BusyAtArrival  sim.Estimate  `json:"busy_at_arrival"`       // P(the job's server held a job when it arrived)
-	Blocking       *sim.Estimate `json:"blocking"`              // JIQ blocking (null for other policies)
-	FractionRandom *sim.Estimate `json:"fraction_random"`       // JIQ queueing: sent without a token (null for other policies)
-	BoardMean      *sim.Estimate `json:"board_mean"`            // mean board at the refreshes (null without a board)
-	Correlation    *sim.Estimate `json:"correlation"`           // null without correlation_age
-	Tipped         *int          `json:"tipped"`                // replications that tipped into the herd (board runs)
+	Sojourn        Estimate  `json:"sojourn"`
+	Slowdown       *Estimate `json:"slowdown"`              // E[T/S]; null where infinite
+	SlowdownNote   *string   `json:"slowdown_note"`         // why slowdown is null
+	SlowdownOver10 Estimate  `json:"prob_slowdown_over_10"` // P(T > 10·S)
+	MeanWait       *Estimate `json:"mean_wait"`             // FCFS: wait before service; null under PS
+	ProbWait       *Estimate `json:"prob_wait"`             // FCFS: P(wait > 0); null under PS
+	MeanDelay      Estimate  `json:"mean_delay"`            // E[T − S]
+	BusyAtArrival  Estimate  `json:"busy_at_arrival"`       // P(the job's server held a job when it arrived)
+	Blocking       *Estimate `json:"blocking"`              // JIQ blocking (null for other policies)
+	FractionRandom *Estimate `json:"fraction_random"`       // JIQ queueing: sent without a token (null for other policies)
+	BoardMean      *Estimate `json:"board_mean"`            // mean board at the refreshes (null without a board)
+	Correlation    *Estimate `json:"correlation"`           // null without correlation_age
+	Tipped         *int      `json:"tipped"`                // replications that tipped into the herd (board runs)
 
 	JobsMeasured    int64       `json:"jobs_measured"` // measured jobs, all replications
 	Events          int64       `json:"events"`

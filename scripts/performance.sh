@@ -21,7 +21,7 @@ bench edge ./meanfield/staleboard 'BenchmarkEdgeMethods' 10x
 bench table ./meanfield/staleboard 'BenchmarkEdgeTable$' 2x
 bench map ./meanfield/staleboard 'BenchmarkMapSpeedup|BenchmarkMapWindow' 10x
 bench herd ./meanfield/staleboard 'BenchmarkMapHerd' 10x
-bench sim ./validate/sim 'BenchmarkMinimalLoop|BenchmarkBestOfTwo$' 10x
+bench sim ./sim 'BenchmarkMinimalLoop|BenchmarkBestOfTwo$' 10x
 bench jackson ./jackson 'BenchmarkJIQSpeedup' 20x
 bench periodic ./meanfield/bestofd 'BenchmarkPeriodicUpdatePSH2SCV4' 2x
 

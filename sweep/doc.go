@@ -1,32 +1,13 @@
 // Package sweep runs a fluid command over a grid of its flags: grid
 // expansion, deterministic tasks, a crash-safe store that resumes under any
-// sharding, and the merge of the results into one tidy table (CSV, JSON
-// Lines or Parquet). The command line (fluid sweep, in cmd/fluid) only
-// turns flags into a Grid and runs each Task in-process as
+// sharding, and the merge of the results into one tidy table (package
+// table: CSV, JSON Lines or Parquet). The command line (fluid sweep, in
+// cmd/fluid) only turns flags into a Grid, their values parsed in the list
+// grammar of package lists, and runs each Task in-process as
 // "fluid COMMAND --json".
 //
 // The models behind the commands a sweep runs are written out in
 // docs/models.md.
-//
-// # One grammar for lists
-//
-// ParseList is the parser of every list flag of fluid, in and out of
-// sweeps:
-//
-//	0.8,0.9,0.95       a list
-//	3..10              a range with step 1
-//	0.80..0.95:0.05    a range with a step, which must land on the end
-//	                   (within 1e-9 of a step)
-//	10..100000*10      a geometric range, while ≤ the end
-//
-// Integers are decimal (010 is ten); NaN, Inf, hexadecimal and backwards
-// ranges are errors naming the flag (ListError). Values from float ranges
-// are rounded to the decimals of the range's numbers, so that
-// 0.80..0.95:0.05 holds 0.85, printed canonically (FormatFloat) as 0.85. A
-// flag takes at most MaxValues values. Words (policies, size laws) are comma
-// lists; a flag whose one value is itself a comma list (a vector: --alpha
-// 0.7,0.3) separates its values with ';', each vector of at most MaxValues
-// entries and MaxEntries in all.
 //
 // # Grids and tasks
 //
@@ -47,8 +28,9 @@
 // starts first and checked by every later one, so that a rerun with another
 // grid into the same directory is refused (MismatchError); and one JSON
 // Lines file per shard, shard-II-of-NN.jsonl, each line a Record: the task's
-// id, point, command line, seed, status (ok or failed), error message, wall
-// time and the command's JSON result.
+// id, point, command line, seed, state (ok or failed: whether the task
+// ran, not how its computation ended, which is the status in the command's
+// report), error message, wall time and the command's JSON result.
 //
 // A shard's file is written by one process only (an exclusive flock on the
 // file), each record as one complete line in one append followed by fsync;
@@ -74,7 +56,6 @@
 // then task_status and task_error. A result with a "rows" array gives one
 // table row per element. Wall-time fields are left out unless asked for, so
 // that the same sweep run unsharded, in 2 shards or in 4 merges to the same
-// bytes. Table.Write writes CSV, JSON Lines or Parquet (one optional column
-// per table column: DOUBLE, INT64, BOOLEAN or STRING); ReadTable reads all
-// three back.
+// bytes; the table writes as CSV, JSON Lines or Parquet and reads back
+// (package table).
 package sweep

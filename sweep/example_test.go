@@ -5,34 +5,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
-
-func ExampleParseList() {
-	for _, s := range []string{"0.80..0.95:0.05", "2..10:4", "10..100000*10", "0.8..0.95:0.04"} {
-		vals, err := sweep.ParseList("load", sweep.Float, s)
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		fmt.Println(vals)
-	}
-	// Output:
-	// [0.8 0.85 0.9 0.95]
-	// [2 6 10]
-	// [10 100 1000 10000 100000]
-	// invalid --load "0.8..0.95:0.04": range "0.8..0.95:0.04": step 0.04 does not land on 0.95 (3.75 steps from 0.8)
-}
 
 // A grid expands into tasks in grid order; each has an id derived from its
 // point and, for commands taking --seed, a seed derived from the sweep's.
 func ExampleNew() {
-	loads, _ := sweep.ParseList("load", sweep.Float, "0.5,0.9")
-	policies, _ := sweep.ParseList("policy", sweep.Word, "random,jsqd:2")
+	loads, _ := lists.Parse("load", lists.Float, "0.5,0.9")
+	policies, _ := lists.Parse("policy", lists.Word, "random,jsqd:2")
 	seed := uint64(1)
 	s, err := sweep.New(sweep.Grid{Command: "sim", Dims: []sweep.Dim{
-		{Name: "load", Kind: sweep.Float, Values: loads},
-		{Name: "policy", Kind: sweep.Word, Values: policies},
+		{Name: "load", Kind: lists.Float, Values: loads},
+		{Name: "policy", Kind: lists.Word, Values: policies},
 	}}, &seed)
 	if err != nil {
 		fmt.Println(err)
@@ -54,8 +40,8 @@ func ExampleNew() {
 func ExampleSweep_Run() {
 	dir, _ := os.MkdirTemp("", "sweep")
 	defer os.RemoveAll(dir)
-	loads, _ := sweep.ParseList("load", sweep.Float, "0.25..1:0.25")
-	s, _ := sweep.New(sweep.Grid{Command: "square", Dims: []sweep.Dim{{Name: "load", Kind: sweep.Float, Values: loads}}}, nil)
+	loads, _ := lists.Parse("load", lists.Float, "0.25..1:0.25")
+	s, _ := sweep.New(sweep.Grid{Command: "square", Dims: []sweep.Dim{{Name: "load", Kind: lists.Float, Values: loads}}}, nil)
 	exec := func(t *sweep.Task) (json.RawMessage, error) {
 		l, _ := t.Point.Get("load")
 		if l.Float() >= 1 {
@@ -72,8 +58,8 @@ func ExampleSweep_Run() {
 		fmt.Printf("shard %v: ran %d, %d failed\n", sum.Shard, sum.Ran, sum.Failed)
 	}
 	res, _ := s.Load(dir)
-	table, _ := res.Table(sweep.TableOptions{})
-	_ = table.Write(os.Stdout, sweep.CSV)
+	tab, _ := res.Table(sweep.TableOptions{})
+	_ = tab.Write(os.Stdout, table.CSV)
 	// Output:
 	// shard 0/2: ran 2, 0 failed
 	// shard 1/2: ran 2, 1 failed

@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fluidlb/fluid/internal/ordered"
+	"github.com/fluidlb/fluid/lists"
 )
 
 // MaxTasks bounds the tasks of one sweep.
@@ -23,34 +26,34 @@ const MaxArgBytes = 128 << 20
 // Dim is one dimension of a product grid: a flag and the values it takes.
 type Dim struct {
 	Name   string
-	Kind   Kind
-	Values []Value
+	Kind   lists.Kind
+	Values []lists.Value
 }
 
 // Param is a flag set to one value.
 type Param struct {
 	Name  string
-	Value Value
+	Value lists.Value
 }
 
 // Point is a grid point: flags and their values, in column order.
 type Point []Param
 
 // Get returns the value of the flag named name.
-func (p Point) Get(name string) (Value, bool) {
+func (p Point) Get(name string) (lists.Value, bool) {
 	for _, q := range p {
 		if q.Name == name {
 			return q.Value, true
 		}
 	}
-	return Value{}, false
+	return lists.Value{}, false
 }
 
 // String prints the point as name=value pairs.
 func (p Point) String() string {
 	parts := make([]string, len(p))
 	for i, q := range p {
-		parts[i] = q.Name + "=" + q.Value.text
+		parts[i] = q.Name + "=" + q.Value.String()
 	}
 	return strings.Join(parts, " ")
 }
@@ -67,11 +70,11 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		k, _ := json.Marshal(q.Name)
 		b.Write(k)
 		b.WriteByte(':')
-		switch q.Value.kind {
-		case Int, Float, Bool:
-			b.WriteString(q.Value.text)
+		switch q.Value.Kind() {
+		case lists.Int, lists.Float, lists.Bool:
+			b.WriteString(q.Value.String())
 		default:
-			s, _ := json.Marshal(q.Value.text)
+			s, _ := json.Marshal(q.Value.String())
 			b.Write(s)
 		}
 	}
@@ -80,37 +83,39 @@ func (p Point) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a point written by MarshalJSON. Kinds are read back
-// from the JSON: integers as Int, other numbers as Float, true and false
-// as Bool, strings as Word.
+// from the JSON: integers as lists.Int, other numbers as lists.Float, true and false
+// as lists.Bool, strings as lists.Word.
 func (p *Point) UnmarshalJSON(data []byte) error {
-	o, err := decodeOrdered(data)
+	o, err := ordered.Decode(data)
 	if err != nil {
 		return err
 	}
-	obj, ok := o.(object)
+	obj, ok := o.(ordered.Object)
 	if !ok {
 		return fmt.Errorf("sweep: a point must be a JSON object")
 	}
 	*p = (*p)[:0]
 	for _, kv := range obj {
-		var v Value
-		switch x := kv.val.(type) {
+		var x any
+		switch y := kv.Value.(type) {
 		case json.Number:
-			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-				v = intValue(i)
-			} else if f, err := x.Float64(); err == nil {
-				v = floatValue(f)
+			if i, err := strconv.ParseInt(string(y), 10, 64); err == nil {
+				x = i
+			} else if f, err := y.Float64(); err == nil {
+				x = f
 			} else {
 				return err
 			}
-		case bool:
-			v = Value{kind: Bool, text: strconv.FormatBool(x), b: x}
-		case string:
-			v = Value{kind: Word, text: x}
+		case bool, string:
+			x = y
 		default:
-			return fmt.Errorf("sweep: point value %q is not a number, boolean or string", kv.key)
+			return fmt.Errorf("sweep: point value %q is not a number, boolean or string", kv.Key)
 		}
-		*p = append(*p, Param{kv.key, v})
+		v, err := lists.ValueOf(x)
+		if err != nil {
+			return fmt.Errorf("sweep: point value %q: %v", kv.Key, err)
+		}
+		*p = append(*p, Param{kv.Key, v})
 	}
 	return nil
 }
@@ -132,7 +137,7 @@ type Grid struct {
 // Column names a grid column and its kind.
 type Column struct {
 	Name string
-	Kind Kind
+	Kind lists.Kind
 }
 
 // Columns lists the grid's columns: the explicit points' flags, then the
@@ -141,7 +146,7 @@ func (g *Grid) Columns() []Column {
 	var cols []Column
 	if len(g.Points) > 0 {
 		for _, q := range g.Points[0] {
-			cols = append(cols, Column{q.Name, q.Value.kind})
+			cols = append(cols, Column{q.Name, q.Value.Kind()})
 		}
 	}
 	for _, d := range g.Dims {
@@ -176,7 +181,7 @@ func (g *Grid) Size() (int, error) {
 	// Each value of a dimension (each explicit point) is in n/len of the
 	// tasks, as --name=text.
 	var bytes float64
-	arg := func(q Param) float64 { return float64(len(q.Name) + len("--=") + len(q.Value.text)) }
+	arg := func(q Param) float64 { return float64(len(q.Name) + len("--=") + len(q.Value.String())) }
 	for _, p := range g.Points {
 		for _, q := range p {
 			bytes += float64(n/len(g.Points)) * arg(q)
@@ -215,7 +220,7 @@ func (g *Grid) validate() error {
 			return fmt.Errorf("sweep: point %d sets %d flags, point 1 sets %d: every point must set the same flags", i+1, len(p), len(g.Points[0]))
 		}
 		for j, q := range p {
-			if q.Name != g.Points[0][j].Name || q.Value.kind != g.Points[0][j].Value.kind {
+			if q.Name != g.Points[0][j].Name || q.Value.Kind() != g.Points[0][j].Value.Kind() {
 				return fmt.Errorf("sweep: point %d sets --%s where point 1 sets --%s: every point must set the same flags", i+1, q.Name, g.Points[0][j].Name)
 			}
 		}
@@ -223,13 +228,13 @@ func (g *Grid) validate() error {
 	for _, d := range g.Dims {
 		vals := map[string]bool{}
 		for _, v := range d.Values {
-			if v.kind != d.Kind {
-				return fmt.Errorf("sweep: --%s: value %q is a %v, want %v", d.Name, v.text, v.kind, d.Kind)
+			if v.Kind() != d.Kind {
+				return fmt.Errorf("sweep: --%s: value %q is a %v, want %v", d.Name, v.String(), v.Kind(), d.Kind)
 			}
-			if vals[v.text] {
-				return fmt.Errorf("sweep: --%s: value %s is given twice", d.Name, v.text)
+			if vals[v.String()] {
+				return fmt.Errorf("sweep: --%s: value %s is given twice", d.Name, v.String())
 			}
-			vals[v.text] = true
+			vals[v.String()] = true
 		}
 	}
 	_, err := g.Size()
@@ -273,7 +278,7 @@ func TaskID(command string, p Point) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "fluid sweep task v1\x00%s", command)
 	for _, q := range ps {
-		fmt.Fprintf(h, "\x00%s=%s", q.Name, q.Value.text)
+		fmt.Fprintf(h, "\x00%s=%s", q.Name, q.Value.String())
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -327,7 +332,7 @@ func (g *Grid) tasks(seed *uint64) ([]Task, error) {
 			ids[t.ID] = t.Index
 			t.Args = append(t.Args, g.Command)
 			for _, q := range p {
-				t.Args = append(t.Args, "--"+q.Name+"="+q.Value.text)
+				t.Args = append(t.Args, "--"+q.Name+"="+q.Value.String())
 			}
 			if seed != nil {
 				s := TaskSeed(*seed, t.ID)

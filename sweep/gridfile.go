@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fluidlb/fluid/lists"
 )
 
 // GridFile is a grid read from YAML (ParseGridFile).
@@ -30,7 +32,7 @@ type GridFile struct {
 // of numbers or a comma list as one value; under grid, a list of those (or
 // a string separating them with ';'). Every point must set the same flags.
 // kind tells each flag's kind (false: the command has no such flag).
-func ParseGridFile(data []byte, kind func(name string) (Kind, bool)) (*GridFile, error) {
+func ParseGridFile(data []byte, kind func(name string) (lists.Kind, bool)) (*GridFile, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("grid file: %v", err)
@@ -65,7 +67,7 @@ func ParseGridFile(data []byte, kind func(name string) (Kind, bool)) (*GridFile,
 				if err != nil {
 					return nil, err
 				}
-				vals, err := ParseList(name, kd, text)
+				vals, err := lists.Parse(name, kd, text)
 				if err != nil {
 					return nil, lineErr(val, "%v", err)
 				}
@@ -93,11 +95,11 @@ func ParseGridFile(data []byte, kind func(name string) (Kind, bool)) (*GridFile,
 }
 
 // pointOf reads one explicit point, in the order of the first point.
-func pointOf(n *yaml.Node, kind func(string) (Kind, bool), before []Point) (Point, error) {
+func pointOf(n *yaml.Node, kind func(string) (lists.Kind, bool), before []Point) (Point, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, lineErr(n, "a point must be a mapping of flag names to values")
 	}
-	vals := map[string]Value{}
+	vals := map[string]lists.Value{}
 	var order []string
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		name, vn := n.Content[j].Value, n.Content[j+1]
@@ -121,7 +123,7 @@ func pointOf(n *yaml.Node, kind func(string) (Kind, bool), before []Point) (Poin
 		default:
 			return nil, lineErr(vn, "--%s: a point takes one value", name)
 		}
-		v, err := ParseValue(kd, text)
+		v, err := lists.ParseValue(kd, text)
 		if err != nil {
 			return nil, lineErr(vn, "invalid --%s %q: %v", name, text, err)
 		}
@@ -149,7 +151,7 @@ func pointOf(n *yaml.Node, kind func(string) (Kind, bool), before []Point) (Poin
 }
 
 // listText turns a grid entry into the text a flag would be given.
-func listText(n *yaml.Node, kd Kind) (string, error) {
+func listText(n *yaml.Node, kd lists.Kind) (string, error) {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		return n.Value, nil

@@ -3,17 +3,20 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fluidlb/fluid/lists"
 )
 
 // fuzzFlags are the flags of the command the fuzzed grid files are for.
-var fuzzFlags = map[string]Kind{
-	"load": Float, "servers": Int, "k": Int, "policy": Word, "replacement": Bool,
-	"alpha": FloatVector, "beta": FloatVector, "queues": IntVector,
+var fuzzFlags = map[string]lists.Kind{
+	"load": lists.Float, "servers": lists.Int, "k": lists.Int, "policy": lists.Word, "replacement": lists.Bool,
+	"alpha": lists.FloatVector, "beta": lists.FloatVector, "queues": lists.IntVector,
 }
 
-func fuzzKind(name string) (Kind, bool) {
+func fuzzKind(name string) (lists.Kind, bool) {
 	k, ok := fuzzFlags[name]
 	return k, ok
 }
@@ -41,7 +44,7 @@ var gridFileSeeds = []string{
 
 // ParseGridFile: no panic; an error names the grid file (and a line);
 // every dimension and point holds valid values of its flag's kind that
-// parse back to themselves, within MaxValues and MaxTasks; a small grid
+// parse back to themselves, within lists.MaxValues and MaxTasks; a small grid
 // expands into tasks whose manifest rebuilds the same sweep.
 func FuzzParseGridFile(f *testing.F) {
 	for _, s := range gridFileSeeds {
@@ -59,7 +62,7 @@ func FuzzParseGridFile(f *testing.F) {
 			t.Fatalf("%d points", len(gf.Points))
 		}
 		for _, d := range gf.Dims {
-			if k, ok := fuzzKind(d.Name); !ok || k != d.Kind || len(d.Values) == 0 || len(d.Values) > MaxValues {
+			if k, ok := fuzzKind(d.Name); !ok || k != d.Kind || len(d.Values) == 0 || len(d.Values) > lists.MaxValues {
 				t.Fatalf("dimension %s (%v) of %d values", d.Name, d.Kind, len(d.Values))
 			}
 			for _, v := range d.Values {
@@ -110,7 +113,7 @@ func checkSweep(t *testing.T, s *Sweep) {
 			t.Fatalf("task %d: args %q", i, task.Args)
 		}
 		for j, q := range task.Point {
-			if q.Name != cols[j].Name || task.Args[1+j] != "--"+q.Name+"="+q.Value.text {
+			if q.Name != cols[j].Name || task.Args[1+j] != "--"+q.Name+"="+q.Value.String() {
 				t.Fatalf("task %d: %v, args %q", i, task.Point, task.Args)
 			}
 		}
@@ -162,5 +165,18 @@ func TestGridArgBytes(t *testing.T) {
 	}
 	if n, err := (&Grid{Command: "jiq", Dims: gf.Dims}).Size(); err != nil || n != 100_000 {
 		t.Errorf("Size = %d, %v", n, err)
+	}
+}
+
+// checkValue checks that a value of kind k is in canonical form: its text
+// trimmed and non-empty, and parsing it back gives the same value.
+func checkValue(t *testing.T, k lists.Kind, v lists.Value) {
+	t.Helper()
+	if v.Kind() != k || v.String() == "" || strings.TrimSpace(v.String()) != v.String() {
+		t.Fatalf("%v value %+v", k, v)
+	}
+	back, err := lists.ParseValue(k, v.String())
+	if err != nil || back.String() != v.String() || back.Kind() != k || !slices.Equal(back.Vector(), v.Vector()) {
+		t.Fatalf("%v %q parses back to %+v, %v", k, v, back, err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // RunOptions control Run.
@@ -19,29 +19,30 @@ type RunOptions struct {
 	// Exec runs one task: it returns the command's JSON result (nil if
 	// there is none) and the error if the task failed. It must not panic.
 	Exec func(t *Task) (json.RawMessage, error)
-	// Parallel is the number of tasks run at once (0 or 1: one at a
-	// time). Exec must then be safe for concurrent use.
-	Parallel int
-	// Stop, once closed, ends the run after the tasks in progress.
-	Stop <-chan struct{}
-	// Progress, if set, is called before each task: tasks done so far in
-	// this run, tasks this run has to do, and the task (never concurrently).
-	Progress func(done, total int, t *Task)
+	// Run: Workers is the number of tasks run at once (0 or 1: one at a
+	// time, since a task is a command that uses every core itself; more
+	// need an Exec safe for concurrent use). Progress is told before each
+	// task of the tasks done so far in this run, the tasks this run has to
+	// do, and the task's point as its note (never concurrently). A
+	// cancelled Context ends the run after the tasks in progress
+	// (Summary.Interrupted).
+	outcome.Run
 }
 
-// Summary is what a run did.
+// Summary is what a run did. Its Status is Completed when every task of
+// the shard was run (whatever their states: a failed task is recorded, not
+// a failed run), Interrupted when the Context ended the run early;
+// Evaluations counts the tasks run (Ran), Elapsed is the wall time.
 type Summary struct {
+	outcome.Outcome
 	Shard Shard
 	// Tasks are the shard's tasks; Before those found finished (by any
 	// shard, in any earlier run) and skipped.
 	Tasks, Before int
 	// Ran, OK and Failed count the tasks run now.
 	Ran, OK, Failed int
-	// Counts are the shard's tasks by outcome after the run.
+	// Counts are the shard's tasks by state after the run.
 	Counts Counts
-	// Interrupted is set when Stop ended the run early.
-	Interrupted bool
-	Seconds     float64
 }
 
 // Run runs the shard's unfinished tasks in grid order, appending a record
@@ -69,7 +70,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Shard: sh}
+	sum := &Summary{Outcome: outcome.Outcome{Status: outcome.Completed}, Shard: sh}
 	var todo []*Task
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
@@ -77,7 +78,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 			continue
 		}
 		sum.Tasks++
-		if r := res.Records[t.ID]; r != nil && (r.Status == OK || !o.RetryFailed) {
+		if r := res.Records[t.ID]; r != nil && (r.State == OK || !o.RetryFailed) {
 			sum.Before++
 			continue
 		}
@@ -91,14 +92,14 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 		wg       sync.WaitGroup
 	)
 	next := make(chan *Task)
-	for range min(max(1, o.Parallel), len(todo)) {
+	for range min(max(1, o.Workers), len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range next {
 				mu.Lock()
 				if o.Progress != nil {
-					o.Progress(done, len(todo), t)
+					o.Progress(int64(done), int64(len(todo)), t.Point.String())
 				}
 				mu.Unlock()
 				r := runTask(t, o.Exec)
@@ -118,7 +119,7 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 				if err == nil {
 					res.Records[t.ID] = r
 					sum.Ran++
-					if r.Status == OK {
+					if r.State == OK {
 						sum.OK++
 					} else {
 						sum.Failed++
@@ -137,14 +138,14 @@ feed:
 		if failed {
 			break
 		}
-		if parallel.Stopped(o.Stop) {
-			sum.Interrupted = true
+		if o.Stopped() {
+			sum.Status = outcome.Interrupted
 			break
 		}
 		select {
 		case next <- t:
-		case <-o.Stop:
-			sum.Interrupted = true
+		case <-o.Ctx().Done():
+			sum.Status = outcome.Interrupted
 			break feed
 		}
 	}
@@ -154,7 +155,7 @@ feed:
 		return sum, writeErr
 	}
 	sum.Counts = res.Count(sh)
-	sum.Seconds = time.Since(start).Seconds()
+	sum.Evaluations, sum.Elapsed = sum.Ran, time.Since(start)
 	return sum, nil
 }
 
@@ -162,15 +163,15 @@ feed:
 func runTask(t *Task, exec func(*Task) (json.RawMessage, error)) *Record {
 	t0 := time.Now()
 	out, err := execSafely(t, exec)
-	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, Status: OK,
+	r := &Record{ID: t.ID, Point: t.Point, Args: t.Args, Seed: t.Seed, State: OK,
 		Seconds: time.Since(t0).Seconds(), Result: out}
 	if err != nil {
-		r.Status, r.Error = Failed, err.Error()
+		r.State, r.Error = Failed, err.Error()
 	}
 	if len(out) > 0 && !json.Valid(out) {
 		r.Result = nil
 		if err == nil {
-			r.Status, r.Error = Failed, "the command's output is not JSON"
+			r.State, r.Error = Failed, "the command's output is not JSON"
 		}
 	}
 	return r

@@ -12,14 +12,15 @@ import (
 	"sort"
 )
 
-// Status is how a task ended.
-type Status string
+// State is how a task ended: a task's result in the store, not how a
+// computation ended (that is the command's report's status).
+type State string
 
 const (
 	// OK: the command succeeded; Result holds its JSON.
-	OK Status = "ok"
+	OK State = "ok"
 	// Failed: the command failed; Error holds its message.
-	Failed Status = "failed"
+	Failed State = "failed"
 )
 
 // Record is one line of a shard file: a finished task.
@@ -28,9 +29,9 @@ type Record struct {
 	Point Point    `json:"point"`
 	Args  []string `json:"args"`
 	Seed  *uint64  `json:"seed,omitempty"`
-	// Status is ok or failed; Error the failure's message.
-	Status Status `json:"status"`
-	Error  string `json:"error,omitempty"`
+	// State is ok or failed; Error the failure's message.
+	State State  `json:"status"`
+	Error string `json:"error,omitempty"`
 	// Seconds is the task's wall time.
 	Seconds float64 `json:"seconds"`
 	// Result is the command's JSON output (also kept when it failed after
@@ -189,7 +190,7 @@ func (l *loader) add(st *FileStat) func(*Record) {
 			st.Unknown++
 			return
 		}
-		if old, ok := l.res.Records[r.ID]; ok && old.Status == OK && r.Status != OK {
+		if old, ok := l.res.Records[r.ID]; ok && old.State == OK && r.State != OK {
 			return
 		}
 		l.res.Records[r.ID] = r
@@ -219,11 +220,11 @@ func scanRecords(r io.Reader, path string, st *FileStat, f func(*Record)) error 
 			return err
 		}
 		r := new(Record)
-		if err := json.Unmarshal(b, r); err != nil || r.ID == "" || (r.Status != OK && r.Status != Failed) {
+		if err := json.Unmarshal(b, r); err != nil || r.ID == "" || (r.State != OK && r.State != Failed) {
 			return fmt.Errorf("sweep: %s:%d: not a task record (%v)", path, line, err)
 		}
 		st.Lines++
-		if r.Status == OK {
+		if r.State == OK {
 			st.OK++
 		} else {
 			st.Failed++
@@ -248,7 +249,7 @@ func (r *Results) Count(shard Shard) Counts {
 		switch rec := r.Records[t.ID]; {
 		case rec == nil:
 			c.Remaining++
-		case rec.Status == OK:
+		case rec.State == OK:
 			c.OK++
 		default:
 			c.Failed++

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fluidlb/fluid/lists"
 )
 
 // ManifestName is the name of the sweep's description in its directory.
@@ -20,8 +22,8 @@ type Sweep struct {
 	// Seed is the sweep's seed for commands that take --seed (nil: the
 	// command takes none). Each task's seed derives from it (TaskSeed).
 	Seed *uint64
-	// Version describes the program that started the sweep (recorded in
-	// the manifest, not compared).
+	// Version is the version of the program that started the sweep, as its
+	// reports carry it (recorded in the manifest, not compared).
 	Version string
 	// Tasks in grid order.
 	Tasks []Task
@@ -98,9 +100,9 @@ func (s *Sweep) manifest() *manifest {
 	for i, p := range s.Grid.Points {
 		row := make([]string, len(p))
 		for j, q := range p {
-			row[j] = q.Value.text
+			row[j] = q.Value.String()
 			if i == 0 {
-				m.PointColumns = append(m.PointColumns, columnDef{q.Name, q.Value.kind.String()})
+				m.PointColumns = append(m.PointColumns, columnDef{q.Name, q.Value.Kind().String()})
 			}
 		}
 		m.Points = append(m.Points, row)
@@ -108,7 +110,7 @@ func (s *Sweep) manifest() *manifest {
 	for _, d := range s.Grid.Dims {
 		dd := dimDef{Name: d.Name, Kind: d.Kind.String(), Values: make([]string, len(d.Values))}
 		for i, v := range d.Values {
-			dd.Values[i] = v.text
+			dd.Values[i] = v.String()
 		}
 		m.Dims = append(m.Dims, dd)
 	}
@@ -129,9 +131,9 @@ func (m *manifest) sweep() (*Sweep, error) {
 		return nil, fmt.Errorf("format %d, want 1", m.Format)
 	}
 	g := Grid{Command: m.Command}
-	var kinds []Kind
+	var kinds []lists.Kind
 	for _, c := range m.PointColumns {
-		k, err := ParseKind(c.Kind)
+		k, err := lists.ParseKind(c.Kind)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +145,7 @@ func (m *manifest) sweep() (*Sweep, error) {
 		}
 		var p Point
 		for j, text := range row {
-			v, err := ParseValue(kinds[j], text)
+			v, err := lists.ParseValue(kinds[j], text)
 			if err != nil {
 				return nil, fmt.Errorf("--%s: %v", m.PointColumns[j].Name, err)
 			}
@@ -152,13 +154,13 @@ func (m *manifest) sweep() (*Sweep, error) {
 		g.Points = append(g.Points, p)
 	}
 	for _, dd := range m.Dims {
-		k, err := ParseKind(dd.Kind)
+		k, err := lists.ParseKind(dd.Kind)
 		if err != nil {
 			return nil, err
 		}
 		d := Dim{Name: dd.Name, Kind: k}
 		for _, text := range dd.Values {
-			v, err := ParseValue(k, text)
+			v, err := lists.ParseValue(k, text)
 			if err != nil {
 				return nil, fmt.Errorf("--%s: %v", dd.Name, err)
 			}

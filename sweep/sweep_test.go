@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +11,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/table"
 )
 
-func mustList(t *testing.T, name string, k Kind, s string) Dim {
+func mustList(t *testing.T, name string, k lists.Kind, s string) Dim {
 	t.Helper()
-	vs, err := ParseList(name, k, s)
+	vs, err := lists.Parse(name, k, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +29,9 @@ func mustList(t *testing.T, name string, k Kind, s string) Dim {
 // testGrid is 3 loads × 2 k × 2 policies, one of them failing at λ ≥ 1.
 func testGrid(t *testing.T) Grid {
 	return Grid{Command: "fake", Dims: []Dim{
-		mustList(t, "load", Float, "0.5..1:0.25"),
-		mustList(t, "k", Int, "2,3"),
-		mustList(t, "policy", Word, "rr,jsqd:2"),
+		mustList(t, "load", lists.Float, "0.5..1:0.25"),
+		mustList(t, "k", lists.Int, "2,3"),
+		mustList(t, "policy", lists.Word, "rr,jsqd:2"),
 	}}
 }
 
@@ -43,7 +48,7 @@ func fakeExec(t *Task) (json.RawMessage, error) {
 		seed = *t.Seed % 1000
 	}
 	return json.RawMessage(fmt.Sprintf(`{"load": %s, "value": %s, "count": %d, "est": {"mean": %s, "ci95": 0.5}, "series": [1, 2], "seconds": 0.123, "none": null, "ok": true, "seed": %d}`,
-		load, FormatFloat(load.Float()*float64(k.Int())), k.Int()*10, FormatFloat(load.Float()/3), seed)), nil
+		load, lists.FormatFloat(load.Float()*float64(k.Int())), k.Int()*10, lists.FormatFloat(load.Float()/3), seed)), nil
 }
 
 func runAll(t *testing.T, s *Sweep, dir string, shards int) {
@@ -112,7 +117,7 @@ func TestTaskIDs(t *testing.T) {
 			t.Errorf("task %s (%s) has another id when the flags come in another order", tk.ID, tk.Point)
 		}
 	}
-	if id := s.Tasks[0].ID; id != TaskID("fake", Point{{"k", intValue(2)}, {"policy", Value{kind: Word, text: "rr"}}, {"load", floatValue(0.5)}}) || id != "c7e4b39df1c1fa63" {
+	if id := s.Tasks[0].ID; id != TaskID("fake", Point{{"k", mustValue(t, lists.Int, "2")}, {"policy", mustValue(t, lists.Word, "rr")}, {"load", mustValue(t, lists.Float, "0.5")}}) || id != "c7e4b39df1c1fa63" {
 		t.Errorf("id of the first task: %s", id)
 	}
 	if TaskSeed(1, "c7e4b39df1c1fa63") != 7976832355055131 || TaskSeed(1, "a") == TaskSeed(2, "a") || TaskSeed(1, "a") == TaskSeed(1, "b") || TaskSeed(9, "x") >= 1<<53 {
@@ -133,12 +138,12 @@ func TestTaskIDs(t *testing.T) {
 
 func TestGridErrors(t *testing.T) {
 	dup := testGrid(t)
-	dup.Dims = append(dup.Dims, mustList(t, "load", Float, "0.3"))
+	dup.Dims = append(dup.Dims, mustList(t, "load", lists.Float, "0.3"))
 	twice := testGrid(t)
-	twice.Dims[1] = mustList(t, "k", Int, "2,2")
-	huge := Grid{Command: "x", Dims: []Dim{mustList(t, "a", Int, "1..1000"), mustList(t, "b", Int, "1..1000")}}
-	pts := Grid{Command: "x", Points: []Point{{{"a", intValue(1)}}, {{"b", intValue(1)}}}}
-	same := Grid{Command: "x", Points: []Point{{{"a", intValue(1)}}, {{"a", intValue(1)}}}}
+	twice.Dims[1] = mustList(t, "k", lists.Int, "2,2")
+	huge := Grid{Command: "x", Dims: []Dim{mustList(t, "a", lists.Int, "1..1000"), mustList(t, "b", lists.Int, "1..1000")}}
+	pts := Grid{Command: "x", Points: []Point{{{"a", mustValue(t, lists.Int, "1")}}, {{"b", mustValue(t, lists.Int, "1")}}}}
+	same := Grid{Command: "x", Points: []Point{{{"a", mustValue(t, lists.Int, "1")}}, {{"a", mustValue(t, lists.Int, "1")}}}}
 	for _, c := range []struct {
 		g    Grid
 		want string
@@ -168,7 +173,7 @@ func TestShardsMergeIdentically(t *testing.T) {
 		dir := t.TempDir()
 		runAll(t, s, dir, n)
 		got := map[string][]byte{}
-		for _, f := range []string{CSV, JSONL, Parquet} {
+		for _, f := range []string{table.CSV, table.JSONL, table.Parquet} {
 			got[f] = merged(t, dir, f)
 		}
 		if want == nil {
@@ -187,13 +192,13 @@ func TestShardsMergeIdentically(t *testing.T) {
 	if err := s.Start(dir); err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := s.Run(dir, RunOptions{Parallel: 5, Exec: fakeExec}); err != nil || sum.Ran != 12 || sum.Failed != 4 {
+	if sum, err := s.Run(dir, RunOptions{Run: outcome.Run{Workers: 5}, Exec: fakeExec}); err != nil || sum.Ran != 12 || sum.Failed != 4 {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	if got := merged(t, dir, CSV); !bytes.Equal(got, want[CSV]) {
+	if got := merged(t, dir, table.CSV); !bytes.Equal(got, want[table.CSV]) {
 		t.Errorf("parallel run:\n%s", got)
 	}
-	csv := string(want[CSV])
+	csv := string(want[table.CSV])
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
 	if len(lines) != 13 {
 		t.Fatalf("%d lines:\n%s", len(lines), csv)
@@ -220,15 +225,16 @@ func TestResumeAcrossShardings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Shard 1/4 runs two tasks and stops; shard 3/4 finishes.
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	calls := 0
-	sum, err := s.Run(dir, RunOptions{Shard: Shard{1, 4}, Stop: stop, Exec: func(tk *Task) (json.RawMessage, error) {
+	sum, err := s.Run(dir, RunOptions{Shard: Shard{1, 4}, Run: outcome.Run{Context: ctx}, Exec: func(tk *Task) (json.RawMessage, error) {
 		if calls++; calls == 2 {
-			close(stop)
+			cancel()
 		}
 		return fakeExec(tk)
 	}})
-	if err != nil || !sum.Interrupted || sum.Ran != 2 || sum.Counts.Remaining != 1 {
+	if err != nil || sum.Status != outcome.Interrupted || sum.Ran != 2 || sum.Counts.Remaining != 1 {
 		t.Fatalf("%+v %v", sum, err)
 	}
 	if _, err := s.Run(dir, RunOptions{Shard: Shard{3, 4}, Exec: fakeExec}); err != nil {
@@ -251,7 +257,7 @@ func TestResumeAcrossShardings(t *testing.T) {
 	if err != nil || ran != 7 || sum.Before != 5 || sum.Counts.Failed != 4 || sum.Counts.Remaining != 0 {
 		t.Fatalf("ran %d, %+v, %v", ran, sum, err)
 	}
-	if got, want := merged(t, dir, CSV), merged(t, ref, CSV); !bytes.Equal(got, want) {
+	if got, want := merged(t, dir, table.CSV), merged(t, ref, table.CSV); !bytes.Equal(got, want) {
 		t.Errorf("resumed table differs:\n%s\n%s", got, want)
 	}
 	// Rerunning shard 1/4 cuts its partial line; failed tasks are left
@@ -299,7 +305,7 @@ func TestManifest(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 	g := testGrid(t)
-	g.Dims[0] = mustList(t, "load", Float, "0.5..1:0.5")
+	g.Dims[0] = mustList(t, "load", lists.Float, "0.5..1:0.5")
 	other, _ := New(g, nil)
 	var me *MismatchError
 	if err := other.Start(dir); !errors.As(err, &me) || !strings.Contains(err.Error(), "holds another sweep") {
@@ -380,8 +386,8 @@ func TestShards(t *testing.T) {
 }
 
 func TestTableRowsAndVectors(t *testing.T) {
-	vec := mustList(t, "alpha", FloatVector, "0.7,0.3;0.5,0.3,0.2")
-	g := Grid{Command: "fake", Dims: []Dim{vec, mustList(t, "servers", Int, "10,100")}}
+	vec := mustList(t, "alpha", lists.FloatVector, "0.7,0.3;0.5,0.3,0.2")
+	g := Grid{Command: "fake", Dims: []Dim{vec, mustList(t, "servers", lists.Int, "10,100")}}
 	s, err := New(g, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -396,7 +402,7 @@ func TestTableRowsAndVectors(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	got := string(merged(t, dir, CSV))
+	got := string(merged(t, dir, table.CSV))
 	want := `alpha,alpha.1,alpha.2,alpha.3,servers,limit,blocking,n,task_status
 "0.7,0.3",0.7,0.3,,10,0.25,0.5,1,ok
 "0.7,0.3",0.7,0.3,,10,0.25,0.25,2,ok
@@ -429,14 +435,14 @@ func TestReadTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTypes := map[string]Type{"load": Float64, "k": Int64, "policy": String, "value": Float64, "count": Int64,
-		"est.mean": Float64, "est.ci95": Float64, "ok": Boolean, "seed": Int64, "task_status": String, "task_error": String}
+	wantTypes := map[string]table.Type{"load": table.Float64, "k": table.Int64, "policy": table.String, "value": table.Float64, "count": table.Int64,
+		"est.mean": table.Float64, "est.ci95": table.Float64, "ok": table.Boolean, "seed": table.Int64, "task_status": table.String, "task_error": table.String}
 	for _, f := range []string{"t.csv", "t.jsonl", "t.parquet"} {
 		path := filepath.Join(dir, f)
 		if err := tab.WriteFile(path); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadTable(path)
+		back, err := table.Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,14 +458,14 @@ func TestReadTable(t *testing.T) {
 			t.Errorf("%s: rows differ:\n%v\n%v", f, back.Rows[0], tab.Rows[0])
 		}
 	}
-	if _, err := FormatOf("x.xlsx"); err == nil {
+	if _, err := table.FormatOf("x.xlsx"); err == nil {
 		t.Error("xlsx accepted")
 	}
 }
 
 func TestGridFile(t *testing.T) {
-	kinds := map[string]Kind{"load": Float, "alpha": FloatVector, "beta": FloatVector, "scenario": Word, "servers": Int}
-	kind := func(n string) (Kind, bool) { k, ok := kinds[n]; return k, ok }
+	kinds := map[string]lists.Kind{"load": lists.Float, "alpha": lists.FloatVector, "beta": lists.FloatVector, "scenario": lists.Word, "servers": lists.Int}
+	kind := func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok }
 	gf, err := ParseGridFile([]byte(`
 command: jiq
 grid:
@@ -483,7 +489,7 @@ points:
 	if got := s.Tasks[len(s.Tasks)-1].Point.String(); got != "alpha=0.6,0.4 beta=0.6,0.4 load=0.6 scenario=queueing servers=40" {
 		t.Errorf("last point %s", got)
 	}
-	vec, _ := ParseList("alpha", FloatVector, "0.7,0.3;0.6,0.4")
+	vec, _ := lists.Parse("alpha", lists.FloatVector, "0.7,0.3;0.6,0.4")
 	gf2, err := ParseGridFile([]byte("grid:\n  alpha: [[0.7, 0.3], \"0.6,0.4\"]\n"), kind)
 	if err != nil || len(gf2.Dims) != 1 || texts(gf2.Dims[0].Values) != texts(vec) {
 		t.Errorf("vector list: %+v %v", gf2, err)
@@ -501,4 +507,13 @@ points:
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
 	}
+}
+
+// texts joins the values' texts with "|".
+func texts(vs []lists.Value) string {
+	var s []string
+	for _, v := range vs {
+		s = append(s, v.String())
+	}
+	return strings.Join(s, "|")
 }

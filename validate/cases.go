@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/meanfield/jiq"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 func catalogue() []Case {
@@ -54,12 +54,11 @@ func jiqTheorem1(e *env) ([]Check, error) {
 		{2, []float64{0.5, 0.5}},        // 1 − 1/λ = 0.5 dominates
 		{1.2, []float64{0.5, 0.3, 0.2}}, // R = 3: 0.4
 	} {
-		lim, err := jiq.Limit(&jiq.Model{Load: c.load, Alpha: c.alpha}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Load: c.load, Alpha: c.alpha})
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Policy: spec.Policy{Kind: spec.JIQBlocking},
-			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: c.load, Alpha: c.alpha, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -81,12 +80,11 @@ func jiqProductForm(e *env) ([]Check, error) {
 		{1.2, []float64{0.5, 0.3, 0.2}, nil},
 		{0.7, []float64{0.6, 0.4}, []float64{0.6, 0.4}},
 	} {
-		ex, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta}, nil)
+		ex, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta})
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: spec.Policy{Kind: spec.JIQBlocking},
-			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: c.load, Alpha: c.alpha, Beta: c.beta, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -104,12 +102,11 @@ func jiqQueueing(e *env) ([]Check, error) {
 	const n, load = 2000, 0.5
 	var out []Check
 	for i, alpha := range [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.4, 0.4, 0.2}} {
-		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: load, Alpha: alpha}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: load, Alpha: alpha})
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Policy: spec.Policy{Kind: spec.JIQQueueing},
-			Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Alpha: alpha, Policy: farm.Policy{Kind: farm.JIQQueueing}}, &sim.Settings{Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +126,7 @@ func jiqEnhancements(e *env) ([]Check, error) {
 	alpha := []float64{0.7, 0.3}
 	var out []Check
 	type variant struct {
-		scen spec.Scenario
+		scen farm.Scenario
 		beta []float64
 		nu   float64
 	}
@@ -137,16 +134,15 @@ func jiqEnhancements(e *env) ([]Check, error) {
 		{jiq.Blocking, alpha, 0}, {jiq.Blocking, nil, 2}, {jiq.Blocking, nil, 6},
 		{jiq.Queueing, alpha, 0}, {jiq.Queueing, nil, 2}, {jiq.Queueing, nil, 6},
 	} {
-		lim, err := jiq.Limit(&jiq.Model{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Scenario: v.scen, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu})
 		if err != nil {
 			return nil, err
 		}
-		pol := spec.Policy{Kind: spec.JIQBlocking}
+		pol := farm.Policy{Kind: farm.JIQBlocking}
 		if v.scen == jiq.Queueing {
-			pol.Kind = spec.JIQQueueing
+			pol.Kind = farm.JIQQueueing
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu, Policy: pol,
-			Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Alpha: alpha, Beta: v.beta, Exchange: v.nu, Policy: pol}, &sim.Settings{Jobs: e.scale(400_000, 100_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -186,15 +182,14 @@ func jiqTrajectory(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		if tr.Status != solver.Converged || len(fluid) != len(times) {
+		if tr.Status != outcome.Converged || len(fluid) != len(times) {
 			return nil, fmt.Errorf("fluid trajectory: %v", tr.Status)
 		}
-		pol := spec.Policy{Kind: spec.JIQBlocking}
+		pol := farm.Policy{Kind: farm.JIQBlocking}
 		if m.Scenario == jiq.Queueing {
-			pol.Kind = spec.JIQQueueing
+			pol.Kind = farm.JIQQueueing
 		}
-		res, err := e.sim(sim.Config{Servers: n, Load: m.Load, Alpha: m.Alpha, Policy: pol, Jobs: 1, Warmup: -1,
-			Reps: e.scale(40, 16), SampleTimes: times}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: m.Load, Alpha: m.Alpha, Policy: pol}, &sim.Settings{Jobs: 1, Warmup: -1, Reps: e.scale(40, 16), SampleTimes: times}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -223,8 +218,8 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		if att.Kind != fixedpoint.FixedPoint {
-			return nil, fmt.Errorf("k=%d T=%v: the map did not settle on a fixed point (%v)", c.k, c.T, att.Kind)
+		if att.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("k=%d T=%v: the map did not settle on a fixed point (%v)", c.k, c.T, att.Status)
 		}
 		perPeriod := int(load * n * c.T)
 		periods := e.scale(c.periods, max(c.periods/2, 6))
@@ -232,8 +227,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		// time units (30 periods at T = 20, where the herded fixed point's
 		// eigenvalue −0.9 makes the approach slow); at least 3 periods.
 		warm := max(3, int(math.Ceil(600/c.T)))
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: c.k, Policy: spec.Policy{Kind: spec.Tally}, Period: c.T,
-			Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 4}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: c.k, Policy: farm.Policy{Kind: farm.Tally}, Period: c.T}, &sim.Settings{Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +248,7 @@ func edgeCase(e *env) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !edge.Found {
+	if edge.Status != outcome.EdgeFound {
 		return nil, fmt.Errorf("no edge found for k = %d, λ = %v", k, load)
 	}
 	var out []Check
@@ -263,8 +257,7 @@ func edgeCase(e *env) ([]Check, error) {
 		want   float64
 	}{{1.5, 0}, {0.6, 1}} {
 		T := c.factor * edge.Period
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Horizon: e.scale(100, 30), StopAtTip: true, Reps: 4}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T}, &sim.Settings{Horizon: e.scale(100, 30), StopAtTip: true, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -291,8 +284,7 @@ func bistability(e *env) ([]Check, error) {
 		backlog float64
 		want    float64
 	}{{0.1, 1}, {0.05, 0}} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Start: spec.Start{Kind: spec.Half, Jobs: int(c.backlog * T)}, Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: farm.Start{Kind: farm.Half, Jobs: int(c.backlog * T)}}, &sim.Settings{Jobs: e.scale(30, 16) * per, Warmup: -1, Reps: 6}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +301,7 @@ func herdSojourn(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
 	var out []Check
 	for i, T := range []float64{1100, 3000} {
-		half, err := staleboard.Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+		half, err := staleboard.Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 		if err != nil {
 			return nil, err
 		}
@@ -318,8 +310,7 @@ func herdSojourn(e *env) ([]Check, error) {
 			return nil, err
 		}
 		per := int(load * n * T)
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-			Start: spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)}, Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)}}, &sim.Settings{Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -333,11 +324,11 @@ func herdSojourn(e *env) ([]Check, error) {
 func psInsensitivity(e *env) ([]Check, error) {
 	const n, load = 100, 0.9
 	var out []Check
-	for i, z := range []spec.Sizes{{}, {Kind: spec.Deterministic}, {Kind: spec.H2, SCV: 30}, {Kind: spec.Pareto, Shape: 2.5}} {
+	for i, z := range []farm.Sizes{{}, {Kind: farm.Deterministic}, {Kind: farm.H2, SCV: 30}, {Kind: farm.Pareto, Shape: 2.5}} {
 		// Two million jobs even in a quick run: under PS a giant of the H2
 		// law (mean 30.5) stays about 300 time units, and shorter runs
 		// underestimate the mean.
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Discipline: spec.PS, Sizes: z, Jobs: 2_000_000, Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: farm.PS, Sizes: z}, &sim.Settings{Jobs: 2_000_000, Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +356,7 @@ func jsq2MeanField(e *env) ([]Check, error) {
 	ns := []int{25, 100, 400}
 	ests := make([]sim.Estimate, len(ns))
 	for i, n := range ns {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2}}, &sim.Settings{Jobs: e.scale(4_000_000, 1_000_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -398,14 +389,13 @@ func gapFit(e *env, quantity string, mf float64, ns []int, ests []sim.Estimate) 
 // allowance 5/N² (0.05 at N = 10).
 func jsq2Refined(e *env) ([]Check, error) {
 	const load = 0.9
-	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: load}, nil)
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: load})
 	if err != nil {
 		return nil, err
 	}
 	var out []Check
 	for i, n := range []int{10, 20, 50, 100} {
-		res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2, Replacement: true},
-			Jobs: e.scale(2_000_000, 500_000), Reps: 8}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}}, &sim.Settings{Jobs: e.scale(2_000_000, 500_000), Reps: 8}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -422,10 +412,10 @@ func meanfieldH2(e *env) ([]Check, error) {
 	ns := []int{100, 400, 1600}
 	var out []Check
 	for k, c := range []struct {
-		disc spec.Discipline
+		disc farm.Discipline
 		scv  float64
-	}{{spec.PS, 30}, {spec.FCFS, 10}} {
-		mf, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load, Discipline: c.disc, Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}}, nil)
+	}{{farm.PS, 30}, {farm.FCFS, 10}} {
+		mf, err := bestofd.FixedPoint(&bestofd.Model{D: 2, Load: load, Discipline: c.disc, Sizes: farm.Sizes{Kind: farm.H2, SCV: c.scv}}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -440,8 +430,7 @@ func meanfieldH2(e *env) ([]Check, error) {
 			// 2,000), and at least a million jobs.
 			per := load * float64(n)
 			jobs := max(e.scale(2_000_000, 1_000_000), int(per*float64(e.scale(3000, 2000))))
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.JSQd, D: 2}, Discipline: c.disc,
-				Sizes: spec.Sizes{Kind: spec.H2, SCV: c.scv}, Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
+			res, err := e.sim(&sim.Model{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.JSQd, D: 2}, Discipline: c.disc, Sizes: farm.Sizes{Kind: farm.H2, SCV: c.scv}}, &sim.Settings{Jobs: jobs, Warmup: int(600 * per), Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err
 			}
@@ -460,26 +449,25 @@ func staleBoard(e *env) ([]Check, error) {
 	const load, T = 0.9, 100.0
 	var out []Check
 	for k, c := range []struct {
-		disc spec.Discipline
+		disc farm.Discipline
 		scv  float64
-	}{{spec.FCFS, 1}, {spec.PS, 30}} {
-		sizes := spec.Sizes{}
+	}{{farm.FCFS, 1}, {farm.PS, 30}} {
+		sizes := farm.Sizes{}
 		if c.scv > 1 {
-			sizes = spec.Sizes{Kind: spec.H2, SCV: c.scv}
+			sizes = farm.Sizes{Kind: farm.H2, SCV: c.scv}
 		}
 		mf, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: load, Period: T, Discipline: c.disc, Sizes: sizes}, nil)
 		if err != nil {
 			return nil, err
 		}
-		if mf.Kind != fixedpoint.FixedPoint {
-			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Kind)
+		if mf.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("stale board: the period map did not settle (%v)", mf.Status)
 		}
 		ns := []int{100, 400, 1600}
 		ests := make([]sim.Estimate, len(ns))
 		for i, n := range ns {
 			per := int(load * float64(n) * T)
-			res, err := e.sim(sim.Config{Servers: n, Load: load, Policy: spec.Policy{Kind: spec.BoardJSQd, D: 2}, Period: T,
-				Discipline: c.disc, Sizes: sizes, Jobs: 40 * per, Warmup: 6 * per, Reps: 8}, uint64(10*k+i))
+			res, err := e.sim(&sim.Model{Servers: n, Load: load, Policy: farm.Policy{Kind: farm.BoardJSQd, D: 2}, Period: T, Discipline: c.disc, Sizes: sizes}, &sim.Settings{Jobs: 40 * per, Warmup: 6 * per, Reps: 8}, uint64(10*k+i))
 			if err != nil {
 				return nil, err
 			}
@@ -533,8 +521,7 @@ func finiteNoise(e *env) ([]Check, error) {
 	// Enough replications that a theory value 25% off fails (the 99.9%
 	// half-width of a variance from R samples is 3.3·√(2/(R−1)) of it).
 	reps := e.scale(800, 1000)
-	res, err := e.sim(sim.Config{Servers: n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: T,
-		Horizon: 1, Queues: queues, RecordFinal: true, Reps: reps}, 0)
+	res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Queues: queues}, &sim.Settings{Horizon: 1, RecordFinal: true, Reps: reps}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -603,11 +590,12 @@ func varianceEstimate(x, y []float64, scale float64) sim.Estimate {
 }
 
 // The finite-N edge of k = 5, λ = 0.9 within 100 refresh periods: the
-// escape analysis against the simulated tipping curve (runs from the empty
-// start, stopping at the tip, at seven periods around the theory edge and,
-// in a full run, two more where the fraction falls through ½), whose
-// logistic fit crosses ½ at the simulated edge with a profile-likelihood
-// interval. N = 100 in a quick run; N = 25 and 800 too in a full one.
+// escape analysis against the simulated tipping curve of fluid edge
+// --simulate (tipping.AroundEdge: runs from the empty start, stopping at
+// the tip, at seven periods around the theory edge and, in a full run, two
+// more where the fraction falls through ½), whose logistic fit crosses ½ at
+// the simulated edge with a profile-likelihood interval. N = 100 in a
+// quick run; N = 25 and 800 too in a full one.
 func finiteEdge(e *env) ([]Check, error) {
 	const k, load, horizon = 5, 0.9, 100
 	ns := []int{100}
@@ -624,30 +612,33 @@ func finiteEdge(e *env) ([]Check, error) {
 	}
 	var out []Check
 	for i, th := range theory {
-		if !th.Found {
+		if th.Status != outcome.EdgeFound {
 			return nil, fmt.Errorf("no finite-N edge for N = %d", th.Servers)
 		}
-		var grid []float64
-		for _, d := range []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10} {
-			grid = append(grid, th.Scaled*(1+d))
-		}
-		reps := e.scale(16, 12)
+		// The experiment of fluid edge --simulate; 16 runs a period in a full
+		// run, 12 in a quick one or at N = 800.
+		set := tipping.AroundEdge(th.Scaled, e.seed, i)
+		set.Reps, set.Horizon, set.Run = e.scale(16, 12), horizon, e.run
 		if th.Servers >= 800 {
-			reps = 12
+			set.Reps = 12
 		}
-		// Two refinements in the full run: at N = 800 the curve falls from
-		// all runs tipped to none within one 3% step of the grid.
-		curve, err := SimulateTipCurve(k, load, th.Servers, &TipCurveSettings{Scaled: grid, Reps: reps, Horizon: horizon,
-			Refine: e.scale(2, 0), Seed: e.seed*1_000_003 + uint64(100*i), Stop: e.stop})
+		// Two refinements in the full run (at N = 800 the curve falls from
+		// all runs tipped to none within one 3% step of the grid); none in
+		// a quick one.
+		set.Refine = e.scale(set.Refine, 0)
+		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: th.Servers}, set)
 		if err != nil {
 			return nil, err
 		}
-		if curve.Status != solver.Converged {
-			return nil, fmt.Errorf("at %d servers: %w (%v)", th.Servers, errNoCrossing, curve.Points)
+		if curve.Status == outcome.Interrupted {
+			return nil, errInterrupted
+		}
+		if curve.Status != outcome.Converged {
+			return nil, fmt.Errorf("at %d servers: the simulated tipping probability does not cross ½ in the simulated range (%v)", th.Servers, curve.Points)
 		}
 		// The profile interval, asymmetric in general, as a half-width.
 		half := 0.5 * (curve.EdgeHi - curve.EdgeLo)
-		est := sim.Estimate{Mean: curve.Edge, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(curve.Points) * reps}
+		est := sim.Estimate{Mean: curve.Edge, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(curve.Points) * set.Reps}
 		// Allowance 2% of the edge: the escape analysis is first order
 		// (Gaussian noise, one escape coordinate) and claims no more; at
 		// N = 800 it is 1.3% above the simulated edge, well outside the
@@ -685,7 +676,7 @@ func spreadHerd(e *env) ([]Check, error) {
 	window := map[float64]float64{}
 	for i, r := range runs {
 		if _, ok := window[r.T]; !ok {
-			start, err := staleboard.Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * r.T)})
+			start, err := staleboard.Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * r.T)})
 			if err != nil {
 				return nil, err
 			}
@@ -702,8 +693,7 @@ func spreadHerd(e *env) ([]Check, error) {
 		}
 		theory := window[r.T]
 		per := int(load * float64(r.n) * r.T)
-		res, err := e.sim(sim.Config{Servers: r.n, Load: load, Dispatchers: k, Policy: spec.Policy{Kind: spec.Tally}, Period: r.T,
-			Start: spec.Start{Kind: spec.Spread, Jobs: int(0.8 * r.T)}, Warmup: from * per, Jobs: (to - from) * per, Reps: reps}, uint64(i))
+		res, err := e.sim(&sim.Model{Servers: r.n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: r.T, Start: farm.Start{Kind: farm.Spread, Jobs: int(0.8 * r.T)}}, &sim.Settings{Warmup: from * per, Jobs: (to - from) * per, Reps: reps}, uint64(i))
 		if err != nil {
 			return nil, err
 		}

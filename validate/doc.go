@@ -1,5 +1,5 @@
 // Package validate checks every theoretical result of fluid against the
-// finite-N simulator of validate/sim.
+// finite-N simulator of package sim.
 //
 // The models, their published numbers and the simulator are written out in
 // docs/models.md (see docs/models.md#the-simulator and, for tipping,
@@ -15,9 +15,14 @@
 // (twice the equal-load rate (R − 1)/(|1 − λ|N) for JIQ, 2/N for
 // trajectories of fractions), and the published model-versus-simulation
 // spread for the stale board (2–3%). Tipping is judged per replication
-// (validate/sim's documented criterion): all must tip, or none.
+// (package sim's documented criterion): all must tip, or none.
 //
 // Run executes the catalogue (Settings.Quick: the quick part, with fewer
-// jobs); Settings.Break deliberately breaks chosen theory values so that a
-// test can show each case is able to fail.
+// jobs), case by case, and reports an outcome.Outcome: Completed, or
+// Interrupted when its context is cancelled (the finished cases are kept).
+// Every check is also judged against a deliberately broken theory value on
+// the same simulation, and the tests (RunBroken) break chosen cases whole,
+// so that each case is shown able to fail. The finite-N edge is checked
+// against the simulated tipping experiment of package sim/tipping, the one
+// fluid edge --simulate runs.
 package validate

@@ -3,8 +3,8 @@ package validate_test
 import (
 	"fmt"
 
+	"github.com/fluidlb/fluid/sim"
 	"github.com/fluidlb/fluid/validate"
-	"github.com/fluidlb/fluid/validate/sim"
 )
 
 // The verdict rule: a simulated mean of 0.4006 with a 95% half-width of

@@ -9,29 +9,29 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/fluidlb/fluid/internal/parallel"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // Check is one theory value against one simulated estimate.
 type Check struct {
-	Case     string `json:"case"`
-	Source   string `json:"source"`   // the published result or closed form checked
-	Quantity string `json:"quantity"` // what is compared
-	N        int    `json:"servers"`
-	// Theory is the prediction (after Settings.Break, if it applies).
-	Theory float64 `json:"theory"`
+	Case     string
+	Source   string // the published result or closed form checked
+	Quantity string // what is compared
+	N        int
+	// Theory is the prediction (after RunBroken's breaking, in tests).
+	Theory float64
 	// Allow is the stated finite-N allowance added to the interval.
-	Allow float64 `json:"allow"`
+	Allow float64
 	// Sim is the simulated mean with its 95% half-width.
-	Sim sim.Estimate `json:"sim"`
+	Sim sim.Estimate
 	// Half is the half-width of the verdict's interval: the 99.9% Student t
 	// interval of Sim (see Verdict).
-	Half    float64 `json:"half_width_999"`
-	Pass    bool    `json:"pass"`
-	Seconds float64 `json:"seconds"` // the case's wall time
+	Half    float64
+	Pass    bool
+	Seconds float64 // the case's wall time
 	// brokenPass is the verdict the same simulation gets against a broken
-	// theory value (see Settings.Break): tests require it to be false.
+	// theory value (see breakValue): tests require it to be false.
 	brokenPass bool
 }
 
@@ -76,30 +76,24 @@ type Settings struct {
 	Filter *regexp.Regexp
 	// Seed is the base seed of every simulation (default 1).
 	Seed uint64
-	// Break, if not nil, is a test hook: the theory values of the cases for
-	// which it returns true are deliberately broken (multiplied by 1.25
-	// and raised by 0.05; a tipped-or-not expectation is flipped), so
-	// that a test can show those cases then fail.
-	Break func(caseName string) bool
-	// Progress, if not nil, is called after each case.
-	Progress func(done, total int, c Case)
-	// Stop, if not nil, ends the run early once closed: the case in
-	// progress is abandoned and the report holds the cases that finished
-	// (Report.Interrupted).
-	Stop <-chan struct{}
+	// Run: Workers is passed to every simulation; Progress is told after
+	// each case of the cases done, their total and the case's name; a
+	// cancelled Context abandons the case in progress, and the report holds
+	// the cases that finished (Status Interrupted).
+	outcome.Run
 }
 
-// Report is the outcome of Run.
+// Report is the outcome of Run. Its Status is Completed when every case
+// ran (whatever their verdicts: a failed check is a finding, not a failed
+// computation; Failed counts them), Interrupted when the Context ended the
+// run (Checks are then those of the cases that finished, Done of Cases).
 type Report struct {
-	Checks  []Check `json:"checks"`
-	Cases   int     `json:"cases"`
-	Failed  int     `json:"failed"` // failed checks
-	Seconds float64 `json:"seconds"`
-	Quick   bool    `json:"quick"`
-	// Interrupted: Settings.Stop ended the run; Checks are those of the
-	// cases that finished, Done of Cases.
-	Interrupted bool `json:"interrupted"`
-	Done        int  `json:"done"` // cases finished
+	outcome.Outcome
+	Checks []Check
+	Cases  int
+	Failed int // failed checks
+	Quick  bool
+	Done   int // cases finished
 }
 
 // env is what a case's run sees.
@@ -109,7 +103,7 @@ type env struct {
 	cs    Case
 	// broken: theory values are to be broken.
 	broken bool
-	stop   <-chan struct{} // Settings.Stop
+	run    outcome.Run // Settings.Run, passed to every simulation
 }
 
 // scale returns full in a full run and quick in a quick one.
@@ -143,16 +137,24 @@ func (e *env) tipCheck(quantity string, n int, want float64, res *sim.Result) Ch
 
 func breakValue(x float64) float64 { return 1.25*x + 0.05 }
 
-// sim runs a simulation with the case's seed offset.
-func (e *env) sim(c sim.Config, offset uint64) (*sim.Result, error) {
-	c.Seed = e.seed*1_000_003 + offset
-	c.Stop = e.stop
-	res, err := sim.Run(c)
-	if err == nil && res.Interrupted {
-		return nil, sim.ErrStopped
+// sim runs a simulation of m with the case's seed offset, and the
+// settings s otherwise; a cancelled run is errInterrupted.
+func (e *env) sim(m *sim.Model, s *sim.Settings, offset uint64) (*sim.Result, error) {
+	set := sim.Settings{}
+	if s != nil {
+		set = *s
+	}
+	set.Seed = sim.SubSeed(e.seed, offset)
+	set.Context, set.Workers = e.run.Context, e.run.Workers
+	res, err := sim.Run(m, &set)
+	if err == nil && res.Status == outcome.Interrupted {
+		return nil, errInterrupted
 	}
 	return res, err
 }
+
+// errInterrupted ends a case whose simulation was cancelled.
+var errInterrupted = errors.New("validate: interrupted")
 
 // ErrNoCase is returned by Run when the filter (and Quick) leave no case.
 var ErrNoCase = errors.New("validate: no case matches the filter")
@@ -162,9 +164,13 @@ func Catalogue() []Case { return catalogue() }
 
 // Run runs the catalogue (or its quick part), case by case; the checks
 // come back in catalogue order. A case that cannot run (a solver error)
-// is an error, not a failed check. Closing Settings.Stop ends the run
+// is an error, not a failed check. Cancelling the Context ends the run
 // with the cases finished so far.
-func Run(s *Settings) (*Report, error) {
+func Run(s *Settings) (*Report, error) { return run(s, nil) }
+
+// run is Run with the theory values of the cases for which broken returns
+// true deliberately broken (see export_test.go).
+func run(s *Settings, broken func(caseName string) bool) (*Report, error) {
 	set := Settings{}
 	if s != nil {
 		set = *s
@@ -186,17 +192,17 @@ func Run(s *Settings) (*Report, error) {
 		return nil, ErrNoCase
 	}
 	start := time.Now()
-	rep := &Report{Cases: len(cases), Quick: set.Quick}
+	rep := &Report{Outcome: outcome.Outcome{Status: outcome.Completed}, Cases: len(cases), Quick: set.Quick}
 	for i, c := range cases {
-		if parallel.Stopped(set.Stop) {
-			rep.Interrupted = true
+		if set.Stopped() {
+			rep.Status = outcome.Interrupted
 			break
 		}
 		t0 := time.Now()
-		ev := &env{quick: set.Quick, seed: set.Seed, cs: c, broken: set.Break != nil && set.Break(c.Name), stop: set.Stop}
+		ev := &env{quick: set.Quick, seed: set.Seed, cs: c, broken: broken != nil && broken(c.Name), run: set.Run}
 		checks, err := c.run(ev)
-		if errors.Is(err, sim.ErrStopped) {
-			rep.Interrupted = true
+		if errors.Is(err, errInterrupted) {
+			rep.Status = outcome.Interrupted
 			break
 		}
 		if err != nil {
@@ -211,10 +217,8 @@ func Run(s *Settings) (*Report, error) {
 			}
 			rep.Checks = append(rep.Checks, ch)
 		}
-		if set.Progress != nil {
-			set.Progress(i+1, len(cases), c)
-		}
+		set.Report(int64(i+1), int64(len(cases)), c.Name)
 	}
-	rep.Seconds = time.Since(start).Seconds()
+	rep.Elapsed = time.Since(start)
 	return rep, nil
 }

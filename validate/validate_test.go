@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -8,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // The quick catalogue: every check passes, and every check would fail
@@ -33,7 +35,7 @@ func TestQuickCatalogue(t *testing.T) {
 			t.Errorf("%s: %s: would pass with a broken theory value", c.Case, c.Quantity)
 		}
 	}
-	t.Logf("%d checks in %.1f s\n%s", len(rep.Checks), rep.Seconds, b.String())
+	t.Logf("%d checks in %.1f s\n%s", len(rep.Checks), rep.Elapsed.Seconds(), b.String())
 	// Issue 8: at N = 10 the refined mean field is closer to simulation
 	// than the plain one (2.6141).
 	for _, c := range rep.Checks {
@@ -54,7 +56,7 @@ func TestQuickCatalogue(t *testing.T) {
 	}
 }
 
-// The Break hook end to end: the exact product-form case passes, and fails
+// The breaking hook (RunBroken) end to end: the exact product-form case passes, and fails
 // once its theory values are broken.
 func TestBreakHook(t *testing.T) {
 	f := regexp.MustCompile("^jiq-product-form$")
@@ -62,7 +64,7 @@ func TestBreakHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := Run(&Settings{Quick: true, Filter: f, Break: func(string) bool { return true }})
+	bad, err := RunBroken(&Settings{Quick: true, Filter: f}, func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,39 +94,46 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
-// Settings.Stop: closed after the first case, the report holds that
-// case's checks and says it was interrupted; closed while the finite-N
-// edge runs (about 20 s, tipping curves after a few seconds of theory that
-// a stop does not cut short), the case is abandoned well before its end
-// and no check is reported.
-func TestStop(t *testing.T) {
-	stop := make(chan struct{})
-	rep, err := Run(&Settings{Quick: true, Filter: regexp.MustCompile("^jiq-(theorem1|product-form|queueing)$"), Stop: stop,
-		Progress: func(done, total int, c Case) {
-			if done == 1 {
-				close(stop)
+// A cancelled Context: after the first case, the report holds that
+// case's checks and says it was interrupted; while the finite-N edge runs
+// (about 20 s, tipping curves after a few seconds of theory that a
+// cancellation does not cut short), the case is abandoned well before its
+// end and no check is reported.
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	set := &Settings{Quick: true, Filter: regexp.MustCompile("^jiq-(theorem1|product-form|queueing)$")}
+	set.Context = ctx
+	set.Progress = func(done, total int64, name string) {
+		if done == 1 {
+			if total != 3 || name != "jiq-theorem1" {
+				t.Errorf("progress %d of %d (%s)", done, total, name)
 			}
-		}})
+			cancel()
+		}
+	}
+	rep, err := Run(set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Interrupted || rep.Done != 1 || rep.Cases != 3 || len(rep.Checks) == 0 {
-		t.Fatalf("interrupted %v, %d of %d cases done, %d checks", rep.Interrupted, rep.Done, rep.Cases, len(rep.Checks))
+	if rep.Status != outcome.Interrupted || rep.Done != 1 || rep.Cases != 3 || len(rep.Checks) == 0 {
+		t.Fatalf("status %v, %d of %d cases done, %d checks", rep.Status, rep.Done, rep.Cases, len(rep.Checks))
 	}
 	for _, c := range rep.Checks {
 		if c.Case != "jiq-theorem1" {
-			t.Errorf("check of case %s after the stop", c.Case)
+			t.Errorf("check of case %s after the cancellation", c.Case)
 		}
 	}
 
-	stop = make(chan struct{})
-	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
 	t0 := time.Now()
-	rep, err = Run(&Settings{Quick: true, Filter: regexp.MustCompile("^finite-n-edge$"), Stop: stop})
+	set = &Settings{Quick: true, Filter: regexp.MustCompile("^finite-n-edge$")}
+	set.Context = ctx
+	rep, err = Run(set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Interrupted || rep.Done != 0 || len(rep.Checks) != 0 || time.Since(t0) > 12*time.Second {
-		t.Errorf("interrupted %v, %d done, %d checks after %v", rep.Interrupted, rep.Done, len(rep.Checks), time.Since(t0))
+	if rep.Status != outcome.Interrupted || rep.Done != 0 || len(rep.Checks) != 0 || time.Since(t0) > 12*time.Second {
+		t.Errorf("status %v, %d done, %d checks after %v", rep.Status, rep.Done, len(rep.Checks), time.Since(t0))
 	}
 }

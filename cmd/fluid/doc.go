@@ -29,7 +29,7 @@ Commands:
 	      from its closed Jackson network, for a list of N, beside the
 	      N → ∞ limit.
 	sim   The embedded finite-N discrete-event simulator (package
-	      validate/sim): every system fluid models (FCFS or PS
+	      sim): every system fluid models (FCFS or PS
 	      servers; exponential, deterministic, H2, Pareto sizes; random,
 	      round robin, best of d, least loaded, least work, stale-board
 	      policies, board + tally, JIQ), with confidence intervals
@@ -67,7 +67,8 @@ report.JIQTrajectory, report.Jackson, report.Sim, report.Meanfield,
 report.Validate, report.SweepStatus, report.BuildInfo for fluid version
 --json), with a JSON Schema for each in docs/schema. Each opens with
 schema_version, the fluid version and the command; "status" fields carry
-the solver's status in one snake_case word (converged, not_settled, …);
+how the computation ended in one snake_case word, an outcome.Status
+(converged, exact, completed, edge, not_settled, not_converged, …);
 fields that do not apply are null; per-dispatcher arrays follow the
 order of --alpha, and dispatcher numbers are 1-based.
 
@@ -75,7 +76,7 @@ fluid version prints the module version, VCS revision and Go version;
 fluid completion bash|zsh|fish|powershell prints a completion script.
 
 Every list flag (-k and --load of edge, --servers of jackson and
-meanfield, --alpha and --beta) reads the same grammar as sweep: lists,
+meanfield, --alpha and --beta) reads the same grammar as sweep (package lists): lists,
 ranges A..B, A..B:STEP (the step must land on B) and A..B*FACTOR.
 
 Exit status: 0 on success; 2 for a mistake in the command line (an unknown

@@ -1,22 +1,19 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/meanfield/staleboard"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/validate"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim/tipping"
 )
 
 type edgeOptions struct {
@@ -126,48 +123,36 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	start := time.Now()
-	bar := newProgress(stderr, len(models), "edges")
-	var mu sync.Mutex
-	w := watchInterrupts(stderr, "stopping the edge table; finished results follow")
-	defer w.stop()
-	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, Workers: o.workers, MaxPeriod: o.maxT, Context: w.ctx,
-		Progress: func(p staleboard.EdgeProgress) {
-			if p.Done != nil {
-				mu.Lock()
-				bar.add(1)
-				mu.Unlock()
-			}
-		}}
+	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
+	defer c.stop()
+	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, MaxPeriod: o.maxT, Run: c.run(o.workers)}
 	results, err := staleboard.EdgeTable(models, set)
-	bar.done()
-	var halted error
+	c.done()
 	if err != nil {
-		if w.caught() == nil {
-			return paramUsage(err)
-		}
-		done := 0
-		for _, r := range results {
-			if r != nil {
-				done++
-			}
-		}
-		halted = &stopped{w.caught(), fmt.Sprintf("%d of %d entries finished (printed)", done, len(models))}
+		return paramUsage(err)
 	}
 	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
 	for _, r := range results {
-		if r != nil {
+		if r.Status != outcome.Interrupted {
 			rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
 		}
 	}
+	var halted error
+	if len(rep.Rows) < len(models) {
+		halted = c.halted("%d of %d entries finished (printed)", len(rep.Rows), len(models))
+	}
 	if o.simulate && halted == nil {
-		done, err := simulateEdges(stderr, rep, o, w.ctx.Done())
-		if errors.Is(err, sim.ErrStopped) {
-			halted = &stopped{w.caught(), fmt.Sprintf("the theory is complete; %d of the simulated edges finished (printed)", done)}
-		} else if err != nil {
+		c.label = "simulating"
+		done, all, err := simulateEdges(rep, o, c.run(o.workers))
+		c.done()
+		if err != nil {
 			return err
+		}
+		if done < all {
+			halted = c.halted("the theory is complete; %d of the simulated edges finished (printed)", done)
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -185,42 +170,40 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	return halted
 }
 
-// simulateEdges measures every finite-N edge of the report by simulation:
-// seven periods within ±10% of the theory edge, then two more where the
-// simulated fraction falls through ½. It returns the number of rows
-// simulated; closing stop ends it with an error wrapping sim.ErrStopped.
-func simulateEdges(stderr io.Writer, rep *report.Edge, o *edgeOptions, stop <-chan struct{}) (int, error) {
+// simulateEdges measures every finite-N edge of the report by simulation
+// (tipping.AroundEdge: seven periods within ±10% of the theory edge, then
+// two more where the simulated fraction falls through ½), telling run's
+// progress of the periods simulated. It returns the number of rows
+// simulated and of rows to simulate: fewer when run's context was
+// cancelled.
+func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int, error) {
 	var rows []*report.EdgeRow
 	for i := range rep.Rows {
 		if rep.Rows[i].Servers != nil && rep.Rows[i].Scaled != nil {
 			rows = append(rows, &rep.Rows[i])
 		}
 	}
-	offsets := []float64{-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10}
-	bar := newProgress(stderr, len(rows)*(len(offsets)+2), "simulating")
-	defer bar.done()
+	design := tipping.AroundEdge(1, o.seed, 0) // the periods each edge simulates
+	per, total := int64(len(design.Scaled)+design.Refine), int64(len(rows)*(len(design.Scaled)+design.Refine))
 	for i, row := range rows {
-		var grid []float64
-		for _, d := range offsets {
-			grid = append(grid, *row.Scaled*(1+d))
-		}
-		curve, err := validate.SimulateTipCurve(row.Dispatchers, row.Load, *row.Servers, &validate.TipCurveSettings{
-			Scaled: grid, Refine: 2, Reps: o.reps, Horizon: *row.Horizon, Seed: o.seed*1_000_003 + uint64(1000*i), Workers: o.workers,
-			Progress: func(int, int) { bar.add(1) }, Stop: stop})
-		if errors.Is(err, sim.ErrStopped) {
-			return i, err
-		}
+		set := tipping.AroundEdge(*row.Scaled, o.seed, i)
+		set.Reps, set.Horizon = o.reps, *row.Horizon
+		set.Run = run
+		set.Progress = func(done, _ int64, _ string) { run.Report(int64(i)*per+done, total, "") }
+		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: row.Dispatchers, Load: row.Load, Servers: *row.Servers}, set)
 		if err != nil {
-			return i, paramUsage(err)
+			return i, len(rows), paramUsage(err)
 		}
-		st, _ := curve.Status.MarshalText()
-		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: string(st), Reps: o.reps}
+		if curve.Status == outcome.Interrupted {
+			return i, len(rows), nil
+		}
+		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: curve.Status.Name(), Reps: o.reps}
 		for _, p := range curve.Points {
 			se.Points = append(se.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
 		row.Simulated = se
 	}
-	return len(rows), nil
+	return len(rows), len(rows), nil
 }
 
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
@@ -228,7 +211,7 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
 		Leading: complexOf(r.Leading),
 		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
-		Evals: r.Evaluations, RowSeconds: r.Seconds,
+		Evals: r.Evaluations, RowSeconds: r.Elapsed.Seconds(), Status: r.Status.Name(),
 	}
 	if r.Servers == 0 && r.Method != "" {
 		row.Method = ptr(string(r.Method))
@@ -238,19 +221,16 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 	}
 	if r.Servers > 0 {
 		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
-		if r.Infinite.Found {
+		if r.Infinite.Status == outcome.EdgeFound {
 			row.InfiniteScaled = ptr(r.Infinite.Scaled)
 		}
-		if r.Status == solver.NotSettled {
-			row.Status = report.EdgeAboveRange
+		switch r.Status {
+		case outcome.AboveRange:
 			row.Bracket = []float64{r.Lo}
 			return row
-		}
-		if !r.Found {
-			row.Status = report.EdgeNone
+		case outcome.NoEdge:
 			return row
 		}
-		row.Status = report.EdgeFound
 		row.Mechanism = ptr("escape within the horizon")
 		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 		row.Bracket = []float64{r.Lo, r.Hi}
@@ -259,11 +239,9 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 		}
 		return row
 	}
-	if !r.Found {
-		row.Status = report.EdgeNone
+	if r.Status == outcome.NoEdge {
 		return row
 	}
-	row.Status = report.EdgeFound
 	row.Mechanism = ptr(r.Mechanism.String())
 	row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
 	row.Bracket = []float64{r.Lo, r.Hi}
@@ -353,7 +331,7 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		switch {
 		case row.Scaled != nil:
 			edge = fmt.Sprintf("%.4f", *row.Scaled)
-		case row.Status == report.EdgeNone:
+		case row.Status == outcome.NoEdge.Name():
 			edge = inf
 		case len(row.Bracket) == 1:
 			edge = fmt.Sprintf("above T = %.4g", row.Bracket[0])

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fluidlb/fluid/report"
 )
 
 func TestEdgeJSON(t *testing.T) {
@@ -24,7 +24,7 @@ func TestEdgeJSON(t *testing.T) {
 	// k = 2 never tips: null edge and a clear status (docs/models.md#stale-board-with-k-dispatchers).
 	var raw map[string][]map[string]any
 	_ = json.Unmarshal([]byte(out), &raw)
-	if raw["rows"][0]["scaled"] != nil || rep.Rows[0].Status != report.EdgeNone {
+	if raw["rows"][0]["scaled"] != nil || rep.Rows[0].Status != "no_edge" {
 		t.Errorf("k=2: scaled %v status %q", raw["rows"][0]["scaled"], rep.Rows[0].Status)
 	}
 	// k = 5: the published model edge 2.90 ("The Cliff Was a Trap Door") within 1%.

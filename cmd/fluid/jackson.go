@@ -1,21 +1,18 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/spec"
-
-	"github.com/fluidlb/fluid/report"
-
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
+	"github.com/fluidlb/fluid/report"
 )
 
 type jacksonOptions struct {
@@ -78,14 +75,13 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 		}
 	}
 	// The limit also validates λ, α and β (naming the flag).
-	lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Blocking, Load: o.load, Alpha: o.alpha, Beta: o.beta}, nil)
+	lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Blocking, Load: o.load, Alpha: o.alpha, Beta: o.beta})
 	if err != nil {
 		return paramUsage(err)
 	}
-	rep := &report.Jackson{Header: report.NewHeader("jackson"), Load: o.load, Alpha: o.alpha, Beta: spec.Allotment(o.beta, len(o.alpha)), Exchange: o.exchange, Status: "exact", Limit: lim.Blocking}
+	rep := &report.Jackson{Header: report.NewHeader("jackson"), Load: o.load, Alpha: o.alpha, Beta: farm.Allotment(o.beta, len(o.alpha)), Exchange: o.exchange, Limit: lim.Blocking}
 	for _, n := range ns {
-		start := time.Now()
-		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}, nil)
+		res, err := jackson.Solve(&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange})
 		if errors.Is(err, jackson.ErrNotProductForm) {
 			return usagef("--exchange %v: %v", o.exchange, err)
 		}
@@ -99,8 +95,9 @@ func runJackson(w io.Writer, o *jacksonOptions) error {
 			Busy:      res.Busy,
 			Tokens:    res.Tokens,
 			LimitDiff: res.Blocking - lim.Blocking,
-			Seconds:   time.Since(start).Seconds(),
+			Seconds:   res.Elapsed.Seconds(),
 		})
+		rep.Status = res.Status.Name() // exact: the product form, without iteration or truncation
 	}
 	if o.csv {
 		return writeCSVReport(w, rep, "rows")

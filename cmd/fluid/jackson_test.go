@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fluidlb/fluid/report"
 )
 
 func TestJacksonJSON(t *testing.T) {

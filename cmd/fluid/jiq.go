@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -13,8 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/meanfield/jiq"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/report"
 )
 
 // jiqOptions are the flags of `fluid jiq`.
@@ -80,7 +79,7 @@ Dispatchers are reported in the order given.`,
 }
 
 func (o *jiqOptions) model() (*jiq.Model, error) {
-	scen, err := spec.ParseScenario(o.scenario)
+	scen, err := farm.ParseScenario(o.scenario)
 	if err != nil {
 		return nil, paramUsage(err)
 	}
@@ -131,7 +130,7 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 	if o.trajectory {
 		return runJIQTrajectory(w, m, o)
 	}
-	lim, err := jiq.Limit(m, nil)
+	lim, err := jiq.Limit(m)
 	if err != nil {
 		return paramUsage(err)
 	}
@@ -141,8 +140,8 @@ func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := s.Status.Err(); err != nil {
-			return fmt.Errorf("fluid ODE check: %w at t = %g (largest |dy/dt| = %.3g)", err, s.T, s.Residual)
+		if err := ended(s.Status, fmt.Sprintf("fluid ODE check: no steady state at t = %g (largest |dy/dt| = %.3g)", s.T, s.Residual)); err != nil {
+			return err
 		}
 		rep.ODE = compareODE(m, lim, s)
 	}
@@ -161,9 +160,9 @@ func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *report.JIQ {
 		Scenario:         m.Scenario.String(),
 		Load:             m.Load,
 		Alpha:            m.Alpha,
-		Beta:             spec.Allotment(m.Beta, m.R()),
+		Beta:             farm.Allotment(m.Beta, m.R()),
 		Exchange:         m.Exchange,
-		Status:           statusText(lim.Status),
+		Status:           lim.Status.Name(),
 		Busy:             lim.Busy,
 		Tokens:           lim.Tokens,
 		EmptyPools:       lim.Empty,
@@ -195,7 +194,7 @@ func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *report.JIQ {
 		rep.NuStar = ptr(lim.NuStar)
 	}
 	st := lim.Stability
-	rep.Stability = report.Stability{Verdict: st.Verdict.String(), Margins: st.Margins, Note: st.Note, Eigenvalues: []report.Complex{}}
+	rep.Stability = report.Stability{Verdict: st.Class.String(), Margins: st.Margins, Note: st.Note, Eigenvalues: []report.Complex{}}
 	if !math.IsInf(st.Abscissa, -1) {
 		rep.Stability.Abscissa = ptr(st.Abscissa)
 	}
@@ -467,8 +466,8 @@ func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	if err := res.Status.Err(); err != nil {
-		return fmt.Errorf("fluid ODE: %w at t = %g", err, res.T)
+	if err := ended(res.Status, fmt.Sprintf("fluid ODE: the integration stopped at t = %g", res.T)); err != nil {
+		return err
 	}
 	return flush(res)
 }

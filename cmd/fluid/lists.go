@@ -8,18 +8,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/lists"
 )
 
 // parseIntList parses a list of integers and ranges for the flag named
-// flag, in the grammar every list flag of fluid shares (sweep.ParseList):
+// flag, in the grammar every list flag of fluid shares (lists.Parse):
 //
 //	N          one value
 //	A..B       A, A+1, …, B
 //	A..B:S     A, A+S, …, B (S must land on B)
 //	A..B*F     A, A·F, A·F², … while ≤ B (geometric, F ≥ 2)
 func parseIntList(flag, s string) ([]int, error) {
-	v, err := sweep.ParseInts(flag, s)
+	v, err := lists.ParseInts(flag, s)
 	if err != nil {
 		return nil, listUsage(err)
 	}
@@ -28,7 +28,7 @@ func parseIntList(flag, s string) ([]int, error) {
 
 // listUsage turns a list error into a usage error naming the flag.
 func listUsage(err error) error {
-	var le *sweep.ListError
+	var le *lists.Error
 	if errors.As(err, &le) {
 		return &usageError{err: err}
 	}
@@ -40,37 +40,37 @@ func listUsage(err error) error {
 // "command/flag", with the kind of one value. A sweep makes each value a
 // task. Other slice flags (--alpha, --beta) hold one value that is itself a
 // comma list.
-var listFlags = map[string]sweep.Kind{
-	"edge/dispatchers": sweep.Int,
-	"edge/load":        sweep.Float,
-	"edge/servers":     sweep.Int,
-	"jackson/servers":  sweep.Int,
+var listFlags = map[string]lists.Kind{
+	"edge/dispatchers": lists.Int,
+	"edge/load":        lists.Float,
+	"edge/servers":     lists.Int,
+	"jackson/servers":  lists.Int,
 }
 
 // flagKind is the kind of value a flag of command cmd holds.
-func flagKind(cmd string, f *pflag.Flag) sweep.Kind {
+func flagKind(cmd string, f *pflag.Flag) lists.Kind {
 	if k, ok := listFlags[cmd+"/"+f.Name]; ok {
 		return k
 	}
 	if lv, ok := f.Value.(*listValue); ok {
-		if lv.kind == sweep.Float {
-			return sweep.FloatVector
+		if lv.kind == lists.Float {
+			return lists.FloatVector
 		}
-		return sweep.IntVector
+		return lists.IntVector
 	}
 	switch f.Value.Type() {
 	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return sweep.Int
+		return lists.Int
 	case "float32", "float64":
-		return sweep.Float
+		return lists.Float
 	case "bool":
-		return sweep.Bool
+		return lists.Bool
 	case "float32Slice", "float64Slice":
-		return sweep.FloatVector
+		return lists.FloatVector
 	case "intSlice", "int32Slice", "int64Slice", "uintSlice":
-		return sweep.IntVector
+		return lists.IntVector
 	}
-	return sweep.Word
+	return lists.Word
 }
 
 // listType names, in help texts, the value of a string flag that holds a
@@ -94,25 +94,25 @@ func useListGrammar(root *cobra.Command) {
 			}
 			switch f.Value.Type() {
 			case "int", "int8", "int16", "int32", "int64":
-				f.Value = &numberValue{Value: f.Value, kind: sweep.Int}
+				f.Value = &numberValue{Value: f.Value, kind: lists.Int}
 				return
 			case "uint", "uint8", "uint16", "uint32", "uint64":
 				f.Value = &numberValue{Value: f.Value, unsigned: true}
 				return
 			case "float32", "float64":
-				f.Value = &numberValue{Value: f.Value, kind: sweep.Float}
+				f.Value = &numberValue{Value: f.Value, kind: lists.Float}
 				return
 			}
 			sv, ok := f.Value.(pflag.SliceValue)
 			if !ok {
 				return
 			}
-			var kind sweep.Kind
+			var kind lists.Kind
 			switch f.Value.Type() {
 			case "float32Slice", "float64Slice":
-				kind = sweep.Float
+				kind = lists.Float
 			case "intSlice", "int32Slice", "int64Slice", "uintSlice":
-				kind = sweep.Int
+				kind = lists.Int
 			default:
 				return
 			}
@@ -120,8 +120,8 @@ func useListGrammar(root *cobra.Command) {
 			// Help shows the default as the list one would type ("0.7,0.3",
 			// not "[0.700000,0.300000]"; nothing for an empty one).
 			f.DefValue = strings.Join(sv.GetSlice(), ",")
-			if kind == sweep.Float {
-				vals, err := sweep.ParseList(f.Name, kind, f.DefValue)
+			if kind == lists.Float {
+				vals, err := lists.Parse(f.Name, kind, f.DefValue)
 				if err == nil {
 					texts := make([]string, len(vals))
 					for i, x := range vals {
@@ -142,7 +142,7 @@ func useListGrammar(root *cobra.Command) {
 // the canonical number to the flag.
 type numberValue struct {
 	pflag.Value
-	kind     sweep.Kind
+	kind     lists.Kind
 	unsigned bool
 }
 
@@ -154,7 +154,7 @@ func (v *numberValue) Set(s string) error {
 		}
 		return v.Value.Set(t)
 	}
-	x, err := sweep.ParseValue(v.kind, s)
+	x, err := lists.ParseValue(v.kind, s)
 	if err != nil {
 		return err
 	}
@@ -168,22 +168,22 @@ type listValue struct {
 	pflag.Value
 	slice pflag.SliceValue
 	name  string
-	kind  sweep.Kind
+	kind  lists.Kind
 	set   bool
 }
 
 // Type names the value in help texts: a list of numbers.
 func (v *listValue) Type() string {
-	if v.kind == sweep.Int {
+	if v.kind == lists.Int {
 		return "ints"
 	}
 	return "floats"
 }
 
 func (v *listValue) Set(s string) error {
-	vals, err := sweep.ParseList(v.name, v.kind, s)
+	vals, err := lists.Parse(v.name, v.kind, s)
 	if err != nil {
-		var le *sweep.ListError
+		var le *lists.Error
 		if errors.As(err, &le) {
 			return errors.New(le.Msg) // pflag names the flag and the input
 		}
@@ -207,13 +207,13 @@ func (v *listValue) Set(s string) error {
 
 // kindHint describes, for help texts, what a flag of the kind takes in a
 // sweep.
-func kindHint(k sweep.Kind) string {
+func kindHint(k lists.Kind) string {
 	switch k {
-	case sweep.Int, sweep.Float:
+	case lists.Int, lists.Float:
 		return "list or range"
-	case sweep.Bool:
+	case lists.Bool:
 		return "true,false"
-	case sweep.FloatVector, sweep.IntVector:
+	case lists.FloatVector, lists.IntVector:
 		return "'0.7,0.3;0.6,0.4' is two values"
 	}
 	return "comma list"

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -11,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fluidlb/fluid/report"
 )
 
 // fluid runs the command in-process and returns stdout, stderr and error.

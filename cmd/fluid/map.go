@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/fluidlb/fluid/report"
-
 	"fmt"
 	"io"
 	"strings"
@@ -11,10 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/report"
 )
 
 type mapOptions struct {
@@ -90,7 +89,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	st, err := spec.ParseStart(o.start)
+	st, err := farm.ParseStart(o.start)
 	if err != nil {
 		return paramUsage(err)
 	}
@@ -110,17 +109,17 @@ func runMap(w io.Writer, o *mapOptions) error {
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
 		Dispatchers: o.k, Tally: tally.String(), MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
-		Attractor: strings.ReplaceAll(att.Kind.String(), " ", "_"),
+		Attractor: att.Status.Name(),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
-		Iterations: att.Iterations, Lost: att.Lost, Status: statusText(att.Status), Transient: att.Transient,
+		Iterations: att.Iterations, Lost: att.Lost, Status: reportStatus(att.Status), Transient: att.Transient,
 	}
-	if att.Kind != fixedpoint.NotSettled {
+	if att.Status != outcome.NotSettled {
 		rep.Cycle = ptr(att.Period)
 	}
 	for _, ph := range att.Phases {
 		rep.Phases = append(rep.Phases, report.Phase{From: ph.From, To: ph.To, Sojourn: ph.Mean, StdErr: ph.StdErr, StdDev: ph.StdDev, Min: ph.Min, Max: ph.Max})
 	}
-	if att.Kind == fixedpoint.FixedPoint {
+	if att.Status == outcome.FixedPoint {
 		sp, err := mp.Spectrum(att.Boards[0])
 		if err != nil {
 			return err
@@ -133,7 +132,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
 	}
-	unsettled := notConverged(rep.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
+	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
 	if o.csv {
 		return errors.Join(writeCSVReport(w, rep, "phases"), unsettled)
 	}
@@ -150,10 +149,10 @@ func runMap(w io.Writer, o *mapOptions) error {
 	}
 	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	switch att.Kind {
-	case fixedpoint.FixedPoint:
+	switch att.Status {
+	case outcome.FixedPoint:
 		fmt.Fprintf(tw, "attractor\tfixed point after %d periods\n", att.Iterations)
-	case fixedpoint.Cycle:
+	case outcome.Cycle:
 		fmt.Fprintf(tw, "attractor\tcycle of period %d after %d periods\n", att.Period, att.Iterations)
 	default:
 		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last 100)\n", att.Iterations)
@@ -169,14 +168,14 @@ func runMap(w io.Writer, o *mapOptions) error {
 	}
 	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)
 	tw.Flush()
-	if len(rep.Phases) > 1 || att.Kind == fixedpoint.NotSettled {
+	if len(rep.Phases) > 1 || att.Status == outcome.NotSettled {
 		b.WriteString("\nPhases of the mean time in system (periods after the start):\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "periods\tmean\t± s.e.\t·T\tspread (sd)\tmin\tmax\t")
 		for i, ph := range rep.Phases {
 			what := ""
 			switch {
-			case i == len(rep.Phases)-1 && att.Kind != fixedpoint.NotSettled:
+			case i == len(rep.Phases)-1 && att.Status != outcome.NotSettled:
 				what = "  the attractor"
 			case i < len(rep.Phases)-1:
 				what = "  transient"

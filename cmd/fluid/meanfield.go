@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/fluidlb/fluid/report"
-
 	"fmt"
 	"io"
 	"strings"
@@ -12,9 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/report"
 )
 
 type meanfieldOptions struct {
@@ -74,26 +73,27 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		return err
 	}
 	start := time.Now()
-	pol, err := spec.ParsePolicy(o.policy)
+	pol, err := farm.ParsePolicy(o.policy)
 	if err != nil {
 		return paramUsage(err)
 	}
 	switch pol.Kind {
-	case spec.JSQd, spec.BoardJSQd, spec.BoardJSQ:
+	case farm.JSQd, farm.BoardJSQd, farm.BoardJSQ:
 	default:
 		return usagef("invalid --policy: %q (the mean field takes jsqd:D, board-jsqd:D or board-jsq)", o.policy)
 	}
-	disc, err := spec.ParseDiscipline(o.discipline)
+	disc, err := farm.ParseDiscipline(o.discipline)
 	if err != nil {
 		return paramUsage(err)
 	}
-	sizes, err := spec.ParseSizes(o.sizes)
+	sizes, err := farm.ParseSizes(o.sizes)
 	if err != nil {
 		return paramUsage(err)
 	}
 	d := pol.D
+	var status outcome.Status // how the solve ended
 	rep := &report.Meanfield{Header: report.NewHeader("meanfield"), Policy: pol.String(), Discipline: disc.String(), Sizes: sizes.String(), Load: o.load}
-	if pol.Kind == spec.JSQd {
+	if pol.Kind == farm.JSQd {
 		if o.period != 0 {
 			return usagef("invalid --period: live jsqd reads no board")
 		}
@@ -102,14 +102,14 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		if err != nil {
 			return paramUsage(err)
 		}
-		if err := res.Status.Err(); err != nil {
-			return fmt.Errorf("best-of-%d mean field: %w (residual %.3g)", d, err, res.Solve.Residual)
+		if err := ended(res.Status, fmt.Sprintf("best-of-%d mean field: no fixed point (residual %.3g)", d, res.Solve.Residual)); err != nil {
+			return err
 		}
 		rep.Sojourn, rep.MeanQueue, rep.Tail, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Tail, res.Lost, res.States
 		rep.Abscissa = ptr(res.Abscissa)
-		rep.Status = statusText(res.Status)
+		rep.Status, status = reportStatus(res.Status), res.Status
 		if len(o.servers) > 0 {
-			ref, err := bestofd.Refined(m, nil)
+			ref, err := bestofd.Refined(m)
 			if err != nil {
 				return paramUsage(err)
 			}
@@ -135,14 +135,14 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 		rep.Period, rep.MaxIterations = ptr(o.period), ptr(o.iterations)
 		rep.Sojourn, rep.MeanQueue, rep.Board, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Board, res.Lost, res.States
 		rep.BoardMean = ptr(res.BoardMean)
-		rep.Attractor = ptr(strings.ReplaceAll(res.Kind.String(), " ", "_"))
-		rep.Status = statusText(res.Status)
-		if res.Kind != fixedpoint.NotSettled {
+		rep.Attractor = ptr(res.Status.Name())
+		rep.Status, status = reportStatus(res.Status), res.Status
+		if res.Status != outcome.NotSettled {
 			rep.Cycle = ptr(res.Cycle)
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	unsettled := notConverged(rep.Status, fmt.Sprintf("the period map did not settle within %d periods: the values are at the last iterate, not a limit", o.iterations))
+	unsettled := ended(status, fmt.Sprintf("the period map did not settle within %d periods: the values are at the last iterate, not a limit", o.iterations))
 	if o.csv {
 		return errors.Join(writeCSVReport(w, rep, "refined"), unsettled)
 	}
@@ -154,7 +154,7 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 	if d == 0 {
 		what = "least loaded"
 	}
-	if pol.Kind == spec.JSQd {
+	if pol.Kind == farm.JSQd {
 		fmt.Fprintf(&b, "Mean field (N → ∞), %s on live counts: λ = %g, %s servers, %s sizes\n\n", what, o.load, o.discipline, o.sizes)
 	} else {
 		fmt.Fprintf(&b, "Mean field (N → ∞), %s on a board refreshed every T = %g: λ = %g, %s servers, %s sizes\n\n", what, o.period, o.load, o.discipline, o.sizes)

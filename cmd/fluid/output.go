@@ -1,15 +1,14 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/sweep"
-
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/fluidlb/fluid/report"
+	"github.com/fluidlb/fluid/table"
 )
 
 // writeJSON writes v as indented JSON.
@@ -35,36 +34,19 @@ func ptr[T any](v T) *T { return &v }
 // g prints a number with six significant digits.
 func g(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-// statusText is a solver status as the one snake_case word of the reports.
-func statusText(s solver.Status) string {
-	b, _ := s.MarshalText()
-	return string(b)
-}
-
 // writeCSVReport writes a report as CSV: its JSON flattened the way a
-// sweep's table is (sweep.TableOf), one row per element of the array
+// sweep's table is (table.Of), one row per element of the array
 // rowsKey.
 func writeCSVReport(w io.Writer, rep any, rowsKey string) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return err
 	}
-	t, err := sweep.TableOf(b, rowsKey)
+	t, err := table.Of(b, rowsKey)
 	if err != nil {
 		return err
 	}
 	return t.Write(w, "csv")
-}
-
-// notConverged is the error of a solve that ended without converging,
-// after its report (status not_settled or not_converged) was written: the
-// one rule for every command is that the report says what was reached,
-// and the exit status is 1, never 0 with a number shown as a limit.
-func notConverged(status, what string) error {
-	if status == "converged" {
-		return nil
-	}
-	return fmt.Errorf("%s (status %s)", what, status)
 }
 
 // exclusiveOutputs rejects --json with --csv.

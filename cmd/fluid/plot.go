@@ -125,17 +125,11 @@ func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 	}
 	for i, n := range names {
 		t0 := time.Now()
-		var bar *progress
-		s.Progress = func(done, total int) {
-			if bar == nil {
-				bar = newWorkProgress(stderr, total, n)
-			}
-			bar.set(done, total)
-		}
+		c := startComputation(stderr, n, "")
+		c.work = true
+		s.Progress = c.progress
 		fig, err := plots.Make(n, s)
-		if bar != nil {
-			bar.done()
-		}
+		c.stop()
 		var mismatch *plots.CacheMismatchError
 		if errors.As(err, &mismatch) {
 			return usagef("invalid --data: %v", err)

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fluidlb/fluid/plots"
-	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
 
 // tableOptions are the flags of `fluid plot table`.
@@ -50,7 +50,7 @@ func runPlotTable(w io.Writer, file string, o *plotOptions) error {
 	if !slices.Contains([]string{"png", "svg", "pdf"}, ext) {
 		return usagef("invalid -o: %q must end in .png, .svg or .pdf", o.out)
 	}
-	if _, err := sweep.FormatOf(file); err != nil {
+	if _, err := table.FormatOf(file); err != nil {
 		return usagef("invalid table file: %v", err)
 	}
 	where := map[string]string{}
@@ -61,7 +61,7 @@ func runPlotTable(w io.Writer, file string, o *plotOptions) error {
 		}
 		where[k] = v
 	}
-	t, err := sweep.ReadTable(file)
+	t, err := table.Read(file)
 	if err != nil {
 		return usagef("invalid table file: %v", err)
 	}

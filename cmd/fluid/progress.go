@@ -35,12 +35,6 @@ func newBar(w io.Writer, total int, what string, opts ...progressbar.Option) *pr
 	}, opts...)...)}
 }
 
-func (p *progress) add(n int) {
-	if p.bar != nil {
-		_ = p.bar.Add(n)
-	}
-}
-
 // set shows done of total (the total may have changed).
 func (p *progress) set(done, total int) {
 	if p.bar == nil {

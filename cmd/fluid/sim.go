@@ -1,22 +1,21 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/sim"
 )
 
 type simOptions struct {
@@ -150,12 +149,10 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if o.series && !o.json {
 		return usagef("--series needs --json: the series are written only in JSON")
 	}
-	c := sim.Config{
-		Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange,
-		Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec, MaxReps: o.maxReps,
-		Seed: o.seed, Workers: o.workers,
-		CorrelationAge: o.corrAge, Series: o.series,
-	}
+	m := &sim.Model{Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange}
+	set := &sim.Settings{Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec, MaxReps: o.maxReps,
+		Seed: o.seed, CorrelationAge: o.corrAge, Series: o.series}
+	set.Workers = o.workers
 	if o.jobs < 1 {
 		return usagef("invalid --jobs: %d, want at least 1", o.jobs)
 	}
@@ -166,68 +163,56 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		return usagef("invalid --warmup: %d, want ≥ 0 or -1 for none", o.warmup)
 	}
 	if o.warmup == 0 && cmd.Flags().Changed("warmup") {
-		c.Warmup = -1 // an explicit 0 means none
+		set.Warmup = -1 // an explicit 0 means none
 	}
 	if o.dispatchers < 1 {
 		return usagef("invalid --dispatchers: k = %d, want at least 1", o.dispatchers)
 	}
 	if o.alpha == nil || cmd.Flags().Changed("dispatchers") {
-		c.Dispatchers = o.dispatchers
+		m.Dispatchers = o.dispatchers
 	}
 	var err error
-	if c.Discipline, err = spec.ParseDiscipline(o.discipline); err != nil {
+	if m.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
 		return paramUsage(err)
 	}
-	if c.Sizes, err = spec.ParseSizes(o.sizes); err != nil {
+	if m.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
 		return paramUsage(err)
 	}
-	if c.Policy, err = spec.ParsePolicy(o.policy); err != nil {
+	if m.Policy, err = farm.ParsePolicy(o.policy); err != nil {
 		return paramUsage(err)
 	}
-	if o.replacement && !c.Policy.Sampled() {
-		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", c.Policy)
+	if o.replacement && !m.Policy.Sampled() {
+		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", m.Policy)
 	}
-	c.Policy.Replacement = o.replacement
-	if c.Start, err = spec.ParseStart(o.start); err != nil {
+	m.Policy.Replacement = o.replacement
+	if m.Start, err = farm.ParseStart(o.start); err != nil {
 		return paramUsage(err)
 	}
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
 	// Every bound is checked before anything is simulated or allocated.
-	if _, err := c.Normalized(); err != nil {
+	if _, _, err := sim.Normalized(m, set); err != nil {
 		return paramUsage(err)
 	}
-	if n := c.ExpectedRefreshes(); o.series && n > maxSeries {
+	if n := sim.ExpectedRefreshes(m, set); o.series && n > maxSeries {
 		return usagef("invalid --series: the board series would hold about %.3g numbers in all, more than the %.0e that --json writes (about 20 bytes each); a longer --period, fewer --jobs or --reps", n, float64(maxSeries))
 	}
 	// Progress bar on a terminal for runs expected to take over a second;
 	// with a precision target it counts up to the cap.
-	total := int64(c.ExpectedArrivals())
-	var bar *progress
-	if total > 5_000_000 {
-		bar = newProgress(stderr, int(total/0x10000), "simulating")
-		var mu sync.Mutex
-		c.Progress = func(int64) {
-			mu.Lock()
-			bar.add(1)
-			mu.Unlock()
-		}
-	}
 	// Ctrl-C (or SIGTERM) stops the run and prints the finished
 	// replications; a second signal ends the process.
-	w := watchInterrupts(stderr, "stopping the simulation; the finished replications follow")
-	defer w.stop()
-	c.Stop = w.ctx.Done()
-	res, err := sim.Run(c)
-	if bar != nil {
-		bar.done()
-	}
-	if errors.Is(err, sim.ErrStopped) {
-		return &stopped{w.caught(), "no replication had finished"}
-	}
+	c := startComputation(stderr, "simulating", "stopping the simulation; the finished replications follow")
+	defer c.stop()
+	c.least = 5_000_000 // arrivals: a bar for runs expected to take over a second
+	set.Run = c.run(o.workers)
+	res, err := sim.Run(m, set)
+	c.done()
 	if err != nil {
 		return paramUsage(err)
+	}
+	if res.Status == outcome.Interrupted && len(res.Reps) == 0 {
+		return c.halted("no replication had finished")
 	}
 
 	rep := simReportOf(res, o.series)
@@ -242,50 +227,56 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	default:
 		err = writeSimText(stdout, res, rep)
 	}
-	if err == nil && res.Interrupted {
-		err = &stopped{w.caught(), fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication"))}
+	if err != nil {
+		return err
 	}
-	return err
+	return c.ended(res.Status, fmt.Sprintf("the precision target was not reached within %s", plural(len(res.Reps), "replication")),
+		fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication")))
 }
 
 func simReportOf(res *sim.Result, series bool) *report.Sim {
-	c := res.Config
+	m, st := &res.Model, &res.Settings
+	seconds := res.Elapsed.Seconds()
+	eps := 0.0
+	if seconds > 0 {
+		eps = float64(res.Evaluations) / seconds
+	}
 	rep := &report.Sim{
 		Header: report.NewHeader("sim"),
-		Config: c.Describe(), Seed: c.Seed, Servers: c.Servers, Load: c.Load, Dispatchers: c.Dispatchers, Alpha: c.Alpha,
-		Policy: c.Policy.String(), Replacement: c.Policy.Replacement, Discipline: c.Discipline.String(), Sizes: c.Sizes.String(),
-		Start: c.Start.String(), Jobs: c.Jobs, Warmup: c.Warmup, Level: c.Level,
-		Status: res.Status(), Reps: len(res.Reps), Rounds: res.Rounds,
+		Config: m.Describe(), Seed: st.Seed, Servers: m.Servers, Load: m.Load, Dispatchers: m.Dispatchers, Alpha: m.Alpha,
+		Policy: m.Policy.String(), Replacement: m.Policy.Replacement, Discipline: m.Discipline.String(), Sizes: m.Sizes.String(),
+		Start: m.Start.String(), Jobs: st.Jobs, Warmup: st.Warmup, Level: st.Level,
+		Status: res.Status.Name(), Reps: len(res.Reps), Rounds: res.Rounds,
 		Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95, HalfWidth: res.Sojourn.HalfWidth,
-		Sojourn: res.Sojourn, Slowdown: res.Slowdown, SlowdownOver10: res.SlowdownTail,
-		MeanWait: res.Wait, ProbWait: res.WaitProb, MeanDelay: res.Delay, BusyAtArrival: res.BusyAtArrival,
-		BoardMean: res.BoardMean, Correlation: res.Correlation,
-		JobsMeasured: res.Jobs, Events: res.Events, Seconds: res.Seconds, EventsPerSecond: res.EventsPerSecond,
+		Sojourn: estimate(res.Sojourn), Slowdown: estimatePtr(res.Slowdown), SlowdownOver10: estimate(res.SlowdownTail),
+		MeanWait: estimatePtr(res.Wait), ProbWait: estimatePtr(res.WaitProb), MeanDelay: estimate(res.Delay), BusyAtArrival: estimate(res.BusyAtArrival),
+		BoardMean: estimatePtr(res.BoardMean), Correlation: estimatePtr(res.Correlation),
+		JobsMeasured: res.Jobs, Events: int64(res.Evaluations), Seconds: seconds, EventsPerSecond: eps,
 	}
 	if res.Slowdown == nil {
 		rep.SlowdownNote = ptr(res.SlowdownNote)
 	}
-	if c.Period > 0 {
-		rep.Period = ptr(c.Period)
+	if m.Period > 0 {
+		rep.Period = ptr(m.Period)
 	}
-	if c.CorrelationAge > 0 {
-		rep.CorrelationAge = ptr(c.CorrelationAge)
+	if st.CorrelationAge > 0 {
+		rep.CorrelationAge = ptr(st.CorrelationAge)
 	}
-	if c.RelPrecision > 0 {
-		rep.RelPrecision, rep.MaxReps = ptr(c.RelPrecision), ptr(c.MaxReps)
+	if st.RelPrecision > 0 {
+		rep.RelPrecision, rep.MaxReps = ptr(st.RelPrecision), ptr(st.MaxReps)
 		rep.PrecisionReached = ptr(res.PrecisionReached)
 	}
-	switch c.Policy.Kind {
-	case spec.JIQBlocking, spec.JIQQueueing:
-		rep.Beta = spec.Allotment(c.Beta, len(c.Alpha))
-		rep.Exchange = ptr(c.Exchange)
-		if c.Policy.Kind == spec.JIQBlocking {
-			rep.Blocking = ptr(res.Blocking)
+	switch m.Policy.Kind {
+	case farm.JIQBlocking, farm.JIQQueueing:
+		rep.Beta = farm.Allotment(m.Beta, len(m.Alpha))
+		rep.Exchange = ptr(m.Exchange)
+		if m.Policy.Kind == farm.JIQBlocking {
+			rep.Blocking = ptr(estimate(res.Blocking))
 		} else {
-			rep.FractionRandom = ptr(res.RandomFraction)
+			rep.FractionRandom = ptr(estimate(res.RandomFraction))
 		}
 	}
-	if c.Period > 0 && c.Load < 1 {
+	if m.Period > 0 && m.Load < 1 {
 		rep.Tipped = ptr(res.Tipped)
 	}
 	if series {
@@ -296,11 +287,17 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 	return rep
 }
 
+// estimate is a simulated estimate as the reports write it.
+func estimate(e sim.Estimate) report.Estimate { return report.Estimate(e) }
+
+// estimatePtr is estimate of an estimate that may be absent (nil).
+func estimatePtr(e *sim.Estimate) *report.Estimate { return (*report.Estimate)(e) }
+
 func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
-	c := res.Config
+	m, st := &res.Model, &res.Settings
 	var b strings.Builder
-	fmt.Fprintf(&b, "Simulation: %s, seed %d\n", rep.Config, c.Seed)
-	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", len(res.Reps), c.Jobs, c.Warmup)
+	fmt.Fprintf(&b, "Simulation: %s, seed %d\n", rep.Config, st.Seed)
+	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", len(res.Reps), st.Jobs, st.Warmup)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	est := func(name string, e sim.Estimate) {
 		if e.Samples == 0 {
@@ -317,7 +314,7 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	if res.Slowdown != nil {
 		est("time in system / size", *res.Slowdown)
 	} else {
-		fmt.Fprintf(tw, "time in system / size\t∞\t(E[1/size] = ∞ with %s sizes under FCFS; see the tail below)\n", c.Sizes)
+		fmt.Fprintf(tw, "time in system / size\t∞\t(E[1/size] = ∞ with %s sizes under FCFS; see the tail below)\n", m.Sizes)
 	}
 	est(fmt.Sprintf("P(time in system > %d × size)", sim.SlowdownTailAt), res.SlowdownTail)
 	if res.Wait != nil {
@@ -327,35 +324,35 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 		est("mean delay (time in system − size)", res.Delay)
 		est("P(server busy at arrival)", res.BusyAtArrival)
 	}
-	if c.Policy.Kind == spec.JIQBlocking {
+	if m.Policy.Kind == farm.JIQBlocking {
 		est("blocking", res.Blocking)
 	}
-	if c.Policy.Kind == spec.JIQQueueing {
+	if m.Policy.Kind == farm.JIQQueueing {
 		est("sent at random", res.RandomFraction)
 	}
 	if res.BoardMean != nil {
 		est("mean board at refresh", *res.BoardMean)
 	}
 	if res.Correlation != nil {
-		est(fmt.Sprintf("correlation at age %g", c.CorrelationAge), *res.Correlation)
+		est(fmt.Sprintf("correlation at age %g", st.CorrelationAge), *res.Correlation)
 	}
 	if rep.Tipped != nil {
 		fmt.Fprintf(tw, "tipped into the herd\t%d of %d\n", *rep.Tipped, len(res.Reps))
 	}
 	tw.Flush()
-	if c.RelPrecision > 0 {
-		target := c.RelPrecision * math.Abs(res.Sojourn.Mean)
+	if st.RelPrecision > 0 {
+		target := st.RelPrecision * math.Abs(res.Sojourn.Mean)
 		if res.PrecisionReached {
 			fmt.Fprintf(&b, "\nPrecision target reached: half-width %.3g ≤ %g × mean = %.3g after %d replications in %d rounds.\n",
-				res.Sojourn.HalfWidth, c.RelPrecision, target, len(res.Reps), res.Rounds)
+				res.Sojourn.HalfWidth, st.RelPrecision, target, len(res.Reps), res.Rounds)
 		} else {
 			fmt.Fprintf(&b, "\nPrecision target NOT reached: half-width %.3g > %g × mean = %.3g at the cap of %d replications (%d rounds).\n",
-				res.Sojourn.HalfWidth, c.RelPrecision, target, len(res.Reps), res.Rounds)
+				res.Sojourn.HalfWidth, st.RelPrecision, target, len(res.Reps), res.Rounds)
 		}
 	}
 	fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); %s%% intervals over %d %s.\n",
-		float64(res.Events), time.Duration(res.Seconds*float64(time.Second)).Round(time.Millisecond), res.EventsPerSecond,
-		strconv.FormatFloat(100*c.Level, 'g', 6, 64), res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[len(res.Reps) > 1])
+		float64(res.Evaluations), res.Elapsed.Round(time.Millisecond), rep.EventsPerSecond,
+		strconv.FormatFloat(100*st.Level, 'g', 6, 64), res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[len(res.Reps) > 1])
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
 
 const sweepLong = `sweep runs a fluid command over a grid of its flags: every flag takes a list,
@@ -109,7 +110,7 @@ type sweepOptions struct {
 // sweepParam is a flag of the swept command, as a grid dimension.
 type sweepParam struct {
 	name string
-	kind sweep.Kind
+	kind lists.Kind
 }
 
 // newSweepCommand is "fluid sweep NAME": the flags of fluid NAME, each
@@ -151,7 +152,7 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 		}
 		kind := flagKind(name, tfl)
 		f.StringP(tfl.Name, tfl.Shorthand, "", fmt.Sprintf("%s [%s; default %s]", tfl.Usage, kindHint(kind), defaultText(tfl, kind)))
-		if kind == sweep.Bool {
+		if kind == lists.Bool {
 			f.Lookup(tfl.Name).NoOptDefVal = "true"
 		}
 		params = append(params, sweepParam{tfl.Name, kind})
@@ -161,11 +162,11 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 }
 
 // defaultText is a flag's default as a sweep would write it.
-func defaultText(f *pflag.Flag, kind sweep.Kind) string {
+func defaultText(f *pflag.Flag, kind lists.Kind) string {
 	def := f.DefValue
 	if kind.Vector() {
 		def = strings.Trim(def, "[]")
-		if v, err := sweep.ParseValue(kind, def); err == nil {
+		if v, err := lists.ParseValue(kind, def); err == nil {
 			def = v.String()
 		}
 	}
@@ -177,13 +178,13 @@ func defaultText(f *pflag.Flag, kind sweep.Kind) string {
 
 func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	kinds := map[string]sweep.Kind{}
+	kinds := map[string]lists.Kind{}
 	for _, p := range params {
 		kinds[p.name] = p.kind
 	}
 	g := sweep.Grid{Command: name}
 	if o.grid != "" {
-		gf, err := readGridFile(o.grid, func(n string) (sweep.Kind, bool) { k, ok := kinds[n]; return k, ok })
+		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
 		if err != nil {
 			return err
 		}
@@ -197,7 +198,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		if !fl.Changed {
 			continue
 		}
-		vals, err := sweep.ParseList(p.name, p.kind, fl.Value.String())
+		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
 		if err != nil {
 			return listUsage(err)
 		}
@@ -211,7 +212,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	s.Version = fluidVersion()
+	s.Version = report.Build().String() // the version every report carries in its "fluid" field
 	for i := range s.Tasks {
 		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
 	}
@@ -243,31 +244,17 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	}
 
 	// Ctrl-C (or Slurm's SIGTERM) stops after the task in progress; a
-	// second signal ends the process.
-	w := watchInterrupts(stderr, "stopping the sweep after the task in progress")
-	defer w.stop()
-
-	// A progress bar on a terminal: tasks done, and the point started last.
-	var bar *progress
+	// second signal ends the process. A progress bar on a terminal: tasks
+	// done, and the point started last.
+	c := startComputation(stderr, "", "stopping the sweep after the task in progress")
+	defer c.stop()
 	sum, err := s.Run(o.out, sweep.RunOptions{
 		Shard:       shard,
 		RetryFailed: o.retry,
-		Parallel:    o.parallel,
 		Exec:        execTask,
-		Stop:        w.ctx.Done(),
-		Progress: func(done, n int, t *sweep.Task) {
-			if bar == nil {
-				bar = newProgress(stderr, n, "")
-			}
-			if bar.bar != nil {
-				bar.bar.Describe(shorten(t.Point.String(), 40))
-				_ = bar.bar.Set(done)
-			}
-		},
+		Run:         c.run(o.parallel),
 	})
-	if bar != nil {
-		bar.done()
-	}
+	c.done()
 	if err != nil {
 		return err
 	}
@@ -279,7 +266,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), o.out)
 	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
-		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Seconds)
+		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
 	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
 	if all.Remaining == 0 {
 		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", o.out)
@@ -288,8 +275,8 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
 	}
-	if sum.Interrupted {
-		return &stopped{w.caught(), fmt.Sprintf("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)}
+	if sum.Status == outcome.Interrupted {
+		return c.halted("every finished task is kept; %d left in this shard, run the same command to resume", sum.Counts.Remaining)
 	}
 	if sum.Counts.Failed > 0 {
 		return fmt.Errorf("%d of %d tasks of shard %v failed (see fluid sweep status %s; --retry-failed reruns them)",
@@ -317,7 +304,7 @@ func sweepShard(flag string) (sweep.Shard, error) {
 // maxGridFile bounds the size of a grid file.
 const maxGridFile = 16 << 20
 
-func readGridFile(path string, kind func(string) (sweep.Kind, bool)) (*sweep.GridFile, error) {
+func readGridFile(path string, kind func(string) (lists.Kind, bool)) (*sweep.GridFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("invalid --grid: %v", err)
@@ -373,26 +360,6 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// fluidVersion describes the running program for the sweep's manifest.
-func fluidVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "fluid"
-	}
-	v := "fluid " + bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + shorten(s.Value, 13)
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v + " " + bi.GoVersion
 }
 
 type mergeOptions struct {
@@ -452,7 +419,7 @@ func openSweep(dir string) (*sweep.Sweep, *sweep.Results, error) {
 
 func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 	if o.out != "" {
-		if _, err := sweep.FormatOf(o.out); err != nil {
+		if _, err := table.FormatOf(o.out); err != nil {
 			return usagef("invalid -o: %v", err)
 		}
 	}
@@ -465,7 +432,7 @@ func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 		return err
 	}
 	if o.out == "" {
-		if err := t.Write(stdout, sweep.CSV); err != nil {
+		if err := t.Write(stdout, table.CSV); err != nil {
 			return err
 		}
 	} else if err := t.WriteFile(o.out); err != nil {
@@ -538,7 +505,7 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 		}
 	}
 	for _, t := range s.Tasks {
-		if r := res.Records[t.ID]; r != nil && r.Status == sweep.Failed {
+		if r := res.Records[t.ID]; r != nil && r.State == sweep.Failed {
 			st.Failures = append(st.Failures, report.Failure{ID: t.ID, Point: t.Point.String(), Error: r.Error})
 		}
 	}

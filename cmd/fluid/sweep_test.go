@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -20,7 +18,10 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sweep"
+	"github.com/fluidlb/fluid/table"
 )
 
 // TestMain lets a test run this package's binary as the fluid command
@@ -149,7 +150,7 @@ func TestSweepFailingTask(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	if len(recs) != 3 || recs[0].Status != sweep.OK || recs[1].Status != sweep.Failed || recs[2].Status != sweep.OK {
+	if len(recs) != 3 || recs[0].State != sweep.OK || recs[1].State != sweep.Failed || recs[2].State != sweep.OK {
 		t.Fatalf("records %+v", recs)
 	}
 	if !strings.Contains(recs[1].Error, "invalid --load") || !strings.Contains(recs[1].Error, "λ < 1") || recs[1].Result != nil {
@@ -294,12 +295,12 @@ func TestSweepParquet(t *testing.T) {
 		t.Errorf("%d rows", pf.NumRows())
 	}
 	// The rows read back equal the CSV's.
-	back, err := sweep.ReadTable(path)
+	back, err := table.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := back.Write(&b, sweep.CSV); err != nil {
+	if err := back.Write(&b, table.CSV); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != mergeCSV(t, dir) {
@@ -438,7 +439,7 @@ func TestListFlags(t *testing.T) {
 	}
 	// Which flags a sweep treats as lists of values, vectors or words.
 	jiq, _, _ := root.Find([]string{"jiq"})
-	for name, want := range map[string]sweep.Kind{"load": sweep.Float, "imax": sweep.Int, "alpha": sweep.FloatVector, "scenario": sweep.Word, "verify": sweep.Bool} {
+	for name, want := range map[string]lists.Kind{"load": lists.Float, "imax": lists.Int, "alpha": lists.FloatVector, "scenario": lists.Word, "verify": lists.Bool} {
 		if k := flagKind("jiq", jiq.Flags().Lookup(name)); k != want {
 			t.Errorf("jiq --%s: %v, want %v", name, k, want)
 		}

@@ -78,7 +78,7 @@ func TestTextForbiddenCanFail(t *testing.T) {
 	}
 	for _, good := range []string{
 		"random seed (default 1)", "a seed per task derived from the sweep's --seed",
-		"Simulation: N = 100, seed 1", "the grid and the seeds.", "spec.TipThreshold",
+		"Simulation: N = 100, seed 1", "the grid and the seeds.", "farm.TipThreshold",
 	} {
 		if f := forbidden(good); len(f) != 0 {
 			t.Errorf("%q fails the check: %v", good, f)
@@ -204,7 +204,7 @@ func TestTextFigures(t *testing.T) {
 // written-out models.
 var documented = []string{
 	"meanfield/staleboard", "meanfield/jiq", "meanfield/bestofd", "jackson", "fixedpoint", "ode",
-	"validate", "validate/sim", "spec", "sweep", "plots", "solver", "cmd/fluid",
+	"validate", "sim", "sim/tipping", "farm", "lists", "table", "sweep", "plots", "outcome", "cmd/fluid",
 }
 
 // TestTextPackageDocs checks that every package's documentation links

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fluidlb/fluid/report"
-
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/validate"
 )
 
@@ -78,29 +78,20 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		}
 		s.Filter = re
 	}
-	var bar *progress
-	s.Progress = func(done, total int, c validate.Case) {
-		if bar == nil {
-			bar = newProgress(stderr, total, "validating")
-		}
-		bar.add(1)
-	}
 	// Ctrl-C (or SIGTERM) abandons the case in progress and prints the
 	// finished ones; a second signal ends the process.
-	w := watchInterrupts(stderr, "stopping; the finished cases follow")
-	defer w.stop()
-	s.Stop = w.ctx.Done()
+	c := startComputation(stderr, "validating", "stopping; the finished cases follow")
+	defer c.stop()
+	s.Run = c.run(0)
 	rep, err := validate.Run(s)
-	if bar != nil {
-		bar.done()
-	}
+	c.done()
 	if err != nil {
 		if errors.Is(err, validate.ErrNoCase) {
 			return usagef("invalid --filter: %q matches no case", o.filter)
 		}
 		return err
 	}
-	doc := &report.Validate{Header: report.NewHeader("validate"), Seed: o.seed, Filter: o.filter, Report: rep}
+	doc := validateReport(rep, o)
 	if o.csv {
 		if err := writeCSVReport(stdout, doc, "checks"); err != nil {
 			return err
@@ -112,13 +103,24 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	} else if err := writeValidateText(stdout, rep); err != nil {
 		return err
 	}
-	if rep.Interrupted {
-		return &stopped{w.caught(), fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)}
+	if err := c.ended(rep.Status, "", fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)); err != nil {
+		return err
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("%w: %d of %d checks", errChecksFailed, rep.Failed, len(rep.Checks))
 	}
 	return nil
+}
+
+// validateReport is the JSON document of a validation run.
+func validateReport(rep *validate.Report, o *validateOptions) *report.Validate {
+	doc := &report.Validate{Header: report.NewHeader("validate"), Seed: o.seed, Filter: o.filter,
+		Cases: rep.Cases, Failed: rep.Failed, Seconds: rep.Elapsed.Seconds(), Quick: rep.Quick, Interrupted: rep.Status == outcome.Interrupted, Done: rep.Done}
+	for _, c := range rep.Checks {
+		doc.Checks = append(doc.Checks, report.Check{Case: c.Case, Source: c.Source, Quantity: c.Quantity, N: c.N,
+			Theory: c.Theory, Allow: c.Allow, Sim: estimate(c.Sim), Half: c.Half, Pass: c.Pass, Seconds: c.Seconds})
+	}
+	return doc
 }
 
 func writeValidateText(w io.Writer, rep *validate.Report) error {
@@ -127,7 +129,7 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 	if rep.Quick {
 		what = "quick catalogue"
 	}
-	if rep.Interrupted {
+	if rep.Status == outcome.Interrupted {
 		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %d cases, %d checks\n\n", what, rep.Done, rep.Cases, len(rep.Checks))
 	} else {
 		fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
@@ -160,7 +162,7 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 	b.Reset()
 	b.WriteString(strings.Join(lines, "\n"))
 	fmt.Fprintf(&b, "\n%d of %d checks passed in %.1f s. A check passes when |simulation − theory| ≤ the 99.9%% half-width (column ± 99.9%%) + the allowance.\n",
-		len(rep.Checks)-rep.Failed, len(rep.Checks), rep.Seconds)
+		len(rep.Checks)-rep.Failed, len(rep.Checks), rep.Elapsed.Seconds())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -81,14 +81,3 @@ func call(f func(int) error, i int, p **workerPanic) (err error) {
 	}()
 	return f(i)
 }
-
-// Stopped reports whether stop (a run's stop signal) is closed; a nil
-// stop is never closed.
-func Stopped(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
-}

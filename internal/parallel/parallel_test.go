@@ -65,14 +65,3 @@ func TestForPanic(t *testing.T) {
 	})
 	t.Fatal("no panic")
 }
-
-func TestStopped(t *testing.T) {
-	stop := make(chan struct{})
-	if Stopped(nil) || Stopped(stop) {
-		t.Fatal("stopped before the close")
-	}
-	close(stop)
-	if !Stopped(stop) {
-		t.Fatal("not stopped after the close")
-	}
-}

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/cputime"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Each best-of-d fixed point: target under 100 ms.
@@ -19,7 +19,7 @@ func BenchmarkFixedPointExp(b *testing.B) {
 
 func BenchmarkFixedPointPSH2(b *testing.B) {
 	for b.Loop() {
-		if _, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2(30)}, nil); err != nil {
+		if _, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2(30)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,7 +27,7 @@ func BenchmarkFixedPointPSH2(b *testing.B) {
 
 func BenchmarkFixedPointFCFSH2(b *testing.B) {
 	for b.Loop() {
-		if _, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.FCFS, Sizes: h2(30)}, nil); err != nil {
+		if _, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.FCFS, Sizes: h2(30)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,15 +47,15 @@ func BenchmarkPeriodicUpdateExp(b *testing.B) {
 // two, T = 100, λ = 0.9): SCV 4 (target: under 5 s) and SCV 30, and FCFS
 // with SCV 30. Each reports its CPU time (cpu-s/op) beside the wall time.
 func BenchmarkPeriodicUpdatePSH2SCV4(b *testing.B) {
-	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)})
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(4)})
 }
 
 func BenchmarkPeriodicUpdatePSH2SCV30(b *testing.B) {
-	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)})
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)})
 }
 
 func BenchmarkPeriodicUpdateFCFSH2SCV30(b *testing.B) {
-	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)})
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)})
 }
 
 func benchAttractor(b *testing.B, solve func(*PeriodicUpdate, *AttractorSettings) (*AttractorResult, error), m *PeriodicUpdate) {
@@ -80,9 +80,9 @@ func BenchmarkPeriodicUpdateSpeedup(b *testing.B) {
 		m    PeriodicUpdate
 	}{
 		{"exp", PeriodicUpdate{D: 2, Load: 0.9, Period: 100}},
-		{"psh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}},
-		{"fcfsh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)}},
-		{"psh2-4", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)}},
+		{"psh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}},
+		{"fcfsh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)}},
+		{"psh2-4", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(4)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var p cputime.Pair

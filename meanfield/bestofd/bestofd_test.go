@@ -4,13 +4,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/fixedpoint"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // h2 is the balanced-means H2 law of squared coefficient of variation c2.
-func h2(c2 float64) spec.Sizes { return spec.Sizes{Kind: spec.H2, SCV: c2} }
+func h2(c2 float64) farm.Sizes { return farm.Sizes{Kind: farm.H2, SCV: c2} }
 
 // Exponential sizes: the fixed point is P(Q ≥ i) = λ^{(d^i − 1)/(d − 1)}
 // (Mitzenmacher; Vvedenskaya et al.), to 1e-8.
@@ -50,7 +49,7 @@ func TestPSInsensitive(t *testing.T) {
 		t.Fatalf("exponential: %v", exp.Sojourn)
 	}
 	for _, scv := range []float64{4, 10, 30} {
-		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2(scv)}, nil)
+		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2(scv)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +73,7 @@ func TestPSInsensitive(t *testing.T) {
 func TestFCFSH2(t *testing.T) {
 	prev := 2.614
 	for _, c := range []struct{ scv, sim float64 }{{4, 4.2}, {10, 6.8}, {30, 15.2}} {
-		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: spec.FCFS, Sizes: h2(c.scv)}, nil)
+		res, err := FixedPoint(&Model{D: 2, Load: 0.9, Discipline: farm.FCFS, Sizes: h2(c.scv)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,13 +88,13 @@ func TestFCFSH2(t *testing.T) {
 // The ODE's long-time limit from the empty system agrees with FixedPoint
 // (an independent route to the same point).
 func TestSettle(t *testing.T) {
-	for _, m := range []*Model{{D: 2, Load: 0.9}, {D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2(10)}, {D: 3, Load: 0.8, Discipline: spec.FCFS, Sizes: h2(4)}} {
+	for _, m := range []*Model{{D: 2, Load: 0.9}, {D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2(10)}, {D: 3, Load: 0.8, Discipline: farm.FCFS, Sizes: h2(4)}} {
 		fp, err := FixedPoint(m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st, err := Settle(m, &SettleSettings{MaxQueue: fp.MaxQueue})
-		if err != nil || st.Status != solver.Converged {
+		if err != nil || st.Status != outcome.Converged {
 			t.Fatal(st, err)
 		}
 		q := st.Dist
@@ -109,18 +108,18 @@ func TestSettle(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	for _, m := range []*Model{{D: 0, Load: 0.5}, {D: 2, Load: 1}, {D: 2, Load: math.NaN()}, {D: 2, Load: 0.5, Sizes: spec.Sizes{Kind: spec.H2, SCV: 0.5}}, {D: 2, Load: 0.5, MaxQueue: 1}, {D: 2, Load: 0.5, Discipline: 7}} {
+	for _, m := range []*Model{{D: 0, Load: 0.5}, {D: 2, Load: 1}, {D: 2, Load: math.NaN()}, {D: 2, Load: 0.5, Sizes: farm.Sizes{Kind: farm.H2, SCV: 0.5}}, {D: 2, Load: 0.5, MaxQueue: 1}, {D: 2, Load: 0.5, Discipline: 7}} {
 		if _, err := FixedPoint(m, nil); err == nil {
 			t.Errorf("%+v accepted", *m)
 		}
 	}
 	// A truncation too small for the tolerance is a failed status, not a
 	// number.
-	if res, err := FixedPoint(&Model{D: 2, Load: 0.99, MaxQueue: 4}, nil); err != nil || res.Status != solver.TruncationLimit {
+	if res, err := FixedPoint(&Model{D: 2, Load: 0.99, MaxQueue: 4}, nil); err != nil || res.Status != outcome.TruncationLimit {
 		t.Errorf("truncation at 4 at λ = 0.99: %v, %v", res.Status, err)
 	}
 	// Only exponential and H2 sizes.
-	if _, err := FixedPoint(&Model{D: 2, Load: 0.5, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 2.5}}, nil); err == nil {
+	if _, err := FixedPoint(&Model{D: 2, Load: 0.5, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 2.5}}, nil); err == nil {
 		t.Error("Pareto sizes accepted")
 	}
 }
@@ -131,7 +130,7 @@ func TestBadInput(t *testing.T) {
 // agreement with simulation at N = 10…100 is checked in package validate
 // (case jsq2-refined).
 func TestRefined(t *testing.T) {
-	r, err := Refined(&Model{D: 2, Load: 0.9}, nil)
+	r, err := Refined(&Model{D: 2, Load: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,17 +143,17 @@ func TestRefined(t *testing.T) {
 	t.Logf("d=2 λ=0.9: π %.4f, V %.4f; N=10: %.4f, N=100: %.4f", r.MeanQueue, r.Correction, r.Sojourn(10), r.Sojourn(100))
 	// d = 1 is random dispatch: every server an M/M/1 queue at every N, so
 	// the correction vanishes (to the truncation of π at 1e-16).
-	r1, err := Refined(&Model{D: 1, Load: 0.2}, nil)
+	r1, err := Refined(&Model{D: 1, Load: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(r1.Correction) > 1e-9 || math.Abs(r1.Sojourn(0)-1.25) > 1e-9 {
 		t.Errorf("d = 1: mean field %v, correction %v", r1.Sojourn(0), r1.Correction)
 	}
-	if _, err := Refined(&Model{D: 2, Load: 1}, nil); err == nil {
+	if _, err := Refined(&Model{D: 2, Load: 1}); err == nil {
 		t.Error("λ = 1 accepted")
 	}
-	if _, err := Refined(&Model{D: 2, Load: 0.5, Sizes: h2(4)}, nil); err == nil {
+	if _, err := Refined(&Model{D: 2, Load: 0.5, Sizes: h2(4)}); err == nil {
 		t.Error("H2 sizes accepted")
 	}
 }
@@ -167,8 +166,8 @@ func TestPeriodicUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exp.Kind != fixedpoint.FixedPoint || math.Abs(exp.Sojourn-21)/21 > 0.05 || exp.Lost > 1e-5 {
-		t.Errorf("exponential: %v, sojourn %.4f (N = 100: 21), lost %v", exp.Kind, exp.Sojourn, exp.Lost)
+	if exp.Status != outcome.FixedPoint || math.Abs(exp.Sojourn-21)/21 > 0.05 || exp.Lost > 1e-5 {
+		t.Errorf("exponential: %v, sojourn %.4f (N = 100: 21), lost %v", exp.Status, exp.Sojourn, exp.Lost)
 	}
 	// Little's law inside the map: the time-average count over a period
 	// exceeds nothing it should not — the board mean (a snapshot at the
@@ -179,13 +178,13 @@ func TestPeriodicUpdate(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	ps, err := Attractor(&PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}, &AttractorSettings{MaxIter: 500})
+	ps, err := Attractor(&PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, &AttractorSettings{MaxIter: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("stale best of two, T = 100: exponential %.4f, PS SCV 30 %.4f (N = 100: 21 and 6.0); states %d", exp.Sojourn, ps.Sojourn, ps.States)
-	if ps.Kind != fixedpoint.FixedPoint || ps.Sojourn >= exp.Sojourn/2 || math.Abs(ps.Sojourn-6.0)/6.0 > 0.1 {
-		t.Errorf("PS SCV 30: %v, %.4f", ps.Kind, ps.Sojourn)
+	if ps.Status != outcome.FixedPoint || ps.Sojourn >= exp.Sojourn/2 || math.Abs(ps.Sojourn-6.0)/6.0 > 0.1 {
+		t.Errorf("PS SCV 30: %v, %.4f", ps.Status, ps.Sojourn)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // serverChain is one server's Markov chain, level by level (level n holds
@@ -40,7 +40,7 @@ type psChain struct {
 // at J giants if J > 0 (a giant arriving to a server holding J is lost: a
 // self-loop, which the level-reduction solver does not support — such
 // chains serve the stale-board map only).
-func newServerChain(disc spec.Discipline, scv float64, M int, J ...int) *serverChain {
+func newServerChain(disc farm.Discipline, scv float64, M int, J ...int) *serverChain {
 	giants := 0
 	if len(J) > 0 {
 		giants = J[0]
@@ -72,11 +72,11 @@ func newServerChain(disc spec.Discipline, scv float64, M int, J ...int) *serverC
 			}
 		}
 	} else {
-		p, giant, small := spec.H2Params(scv)
+		p, giant, small := farm.H2Params(scv)
 		mu := [2]float64{1 / small, 1 / giant} // small, giant rates
 		ph := [2]float64{1 - p, p}
 		switch disc {
-		case spec.PS:
+		case farm.PS:
 			// State (i small, j giant), level i + j.
 			ch.ps = &psChain{mu: mu, ph: ph, J: M}
 			if giants > 0 {

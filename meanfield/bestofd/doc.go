@@ -7,6 +7,11 @@
 // The model, its equations and the published numbers are written out in
 // docs/models.md#best-of-d-with-fcfs-or-ps-servers.
 //
+// The entry points follow package outcome: FixedPoint (Converged, or
+// TruncationLimit, NotSettled, …), Settle (Converged or NotSettled),
+// Refined (Exact; it takes only the model) and Attractor (FixedPoint,
+// Cycle or NotSettled).
+//
 // # Live counts
 //
 // A server holding n jobs receives Poisson arrivals at rate a(n) =

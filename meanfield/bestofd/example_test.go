@@ -3,19 +3,19 @@ package bestofd_test
 import (
 	"fmt"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Best of two at λ = 0.9 with processor sharing and H2 sizes of SCV 30,
 // solved on the (small, giant) server state: the mean time in system is
 // the exponential one (PS is insensitive), and under FCFS it grows.
 func ExampleFixedPoint() {
-	h2 := spec.Sizes{Kind: spec.H2, SCV: 30}
+	h2 := farm.Sizes{Kind: farm.H2, SCV: 30}
 	for _, m := range []*bestofd.Model{
 		{D: 2, Load: 0.9},
-		{D: 2, Load: 0.9, Discipline: spec.PS, Sizes: h2},
-		{D: 2, Load: 0.9, Discipline: spec.FCFS, Sizes: h2},
+		{D: 2, Load: 0.9, Discipline: farm.PS, Sizes: h2},
+		{D: 2, Load: 0.9, Discipline: farm.FCFS, Sizes: h2},
 	} {
 		res, err := bestofd.FixedPoint(m, nil)
 		if err != nil {
@@ -32,7 +32,7 @@ func ExampleFixedPoint() {
 
 // The refined mean field: best of two at λ = 0.9 with N servers.
 func ExampleRefined() {
-	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: 0.9}, nil)
+	r, err := bestofd.Refined(&bestofd.Model{D: 2, Load: 0.9})
 	if err != nil {
 		fmt.Println(err)
 		return

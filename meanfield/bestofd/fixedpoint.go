@@ -2,11 +2,12 @@ package bestofd
 
 import (
 	"math"
+	"time"
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // FixedPointSettings control FixedPoint. A nil pointer or a zero field
@@ -22,8 +23,15 @@ type FixedPointSettings struct {
 	MaxTime float64
 }
 
-// FixedPointResult is the mean-field fixed point.
+// FixedPointResult is the mean-field fixed point. Its Status is Converged
+// for a fixed point within Tol whose truncated mass is at most TailTol;
+// otherwise how the solve ended (TruncationLimit: the largest truncation
+// still lost more than TailTol; NotSettled: the mean-field ODE did not
+// reach the Anderson stage within MaxTime). Evaluations counts the
+// evaluations of the count-distribution map and of the ODE's right-hand
+// side on the final truncation (Solve.Evaluations).
 type FixedPointResult struct {
+	outcome.Outcome
 	// Dist is P(count = n) and Tail P(count ≥ n), n = 0..MaxQueue.
 	Dist, Tail []float64
 	// MeanQueue is E[count]; Sojourn the mean time in system E[count]/λ
@@ -50,10 +58,6 @@ type FixedPointResult struct {
 	// State is the full stationary distribution over the server states
 	// (level by level: counts 0, 1, …; within a level, by phase counts).
 	State []float64
-	// Status is Converged for a fixed point within Tol whose truncated mass
-	// is at most TailTol; otherwise how the solve ended (TruncationLimit:
-	// the largest truncation still lost more than TailTol).
-	Status solver.Status
 }
 
 // FixedPoint computes the mean-field fixed point: Anderson iteration on
@@ -82,6 +86,7 @@ func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 	if err := param.Positive("MaxTime", set.MaxTime); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	M := m.MaxQueue
 	auto := M == 0
 	if auto {
@@ -95,11 +100,13 @@ func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 			return nil, err
 		}
 		if !auto || res.Lost <= m.tailTol() || M >= maxQueue {
-			if res.Status != solver.Converged {
+			res.Evaluations = res.Solve.Evaluations
+			defer func() { res.Elapsed = time.Since(start) }()
+			if res.Status != outcome.Converged {
 				return res, nil
 			}
 			if res.Lost > m.tailTol() {
-				res.Status = solver.TruncationLimit
+				res.Status = outcome.TruncationLimit
 				return res, nil
 			}
 			if err := m.spectrum(ch, res); err != nil {
@@ -158,13 +165,12 @@ func (m *Model) solve(ch *serverChain, q0 []float64, set *FixedPointSettings) (*
 		st, err := it.Settle(x, odeTime, &ode.SettleSettings{Tol: thr, Norm: ode.L1Norm, Chunk: 10, Growth: 1, MaxTime: set.MaxTime - odeTime})
 		evals += st.Stats.FuncEvals
 		odeTime = st.T
-		status, err := solver.FromSettle(st, err)
 		if err != nil {
 			return nil, err
 		}
-		if status != solver.Converged {
-			return &FixedPointResult{MaxQueue: M, States: ch.n, SettleTime: odeTime, Status: status,
-				Solve: &fixedpoint.Result{X: q, Evaluations: evals, Residual: st.Drift}}, nil
+		if st.Status != outcome.Converged {
+			return &FixedPointResult{Outcome: outcome.Outcome{Status: st.Status}, MaxQueue: M, States: ch.n, SettleTime: odeTime,
+				Solve: &fixedpoint.Result{Outcome: outcome.Outcome{Status: st.Status, Evaluations: evals}, X: q, Residual: st.Drift}}, nil
 		}
 		ch.levelSums(q, x)
 		start := append([]float64(nil), q...)
@@ -172,7 +178,7 @@ func (m *Model) solve(ch *serverChain, q0 []float64, set *FixedPointSettings) (*
 		if err != nil {
 			return nil, err
 		}
-		if r.Status == fixedpoint.Converged || thr < 1e-10 {
+		if r.Status == outcome.Converged || thr < 1e-10 {
 			break
 		}
 	}
@@ -192,7 +198,7 @@ func (m *Model) solve(ch *serverChain, q0 []float64, set *FixedPointSettings) (*
 	}
 	res.Sojourn = res.MeanQueue / m.Load
 	res.Lost = res.Dist[M]
-	res.Status = solver.FromFixedPoint(r.Status)
+	res.Status = r.Status
 	return res, nil
 }
 

@@ -1,14 +1,14 @@
 package bestofd
 
 import (
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Limits of the models' integer parameters.
 const (
 	// MaxD bounds the number of servers sampled.
-	MaxD = spec.MaxSampled
+	MaxD = farm.MaxSampled
 	// maxQueue bounds the count truncation.
 	maxQueue = 100_000
 	// MinLoad is the smallest load solved: below it the fixed point is the
@@ -29,7 +29,7 @@ const (
 //
 // which depends on the whole population (the mean-field coupling). Job
 // sizes are exponential (FCFS and PS then coincide) or the balanced-means
-// hyperexponential H2 (spec.H2Params). A server's state is its count for
+// hyperexponential H2 (farm.H2Params). A server's state is its count for
 // exponential sizes, its (small, giant) job counts under PS, and its count
 // with the phase of the job in service under FCFS.
 type Model struct {
@@ -38,9 +38,9 @@ type Model struct {
 	// Load is λ, 0 < λ < 1.
 	Load float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 	// MaxQueue truncates the count (arrivals to a full server are dropped
 	// and counted as lost). Zero: chosen automatically, doubled until the
 	// mass at the top is below TailTol.
@@ -84,14 +84,14 @@ func (m *Model) Validate() error {
 
 // scvOf returns the SCV of exponential (1) or H2 sizes; the mean fields
 // here take no other law.
-func scvOf(z spec.Sizes) (float64, error) {
+func scvOf(z farm.Sizes) (float64, error) {
 	if err := z.Validate(); err != nil {
 		return 0, err
 	}
 	switch z.Kind {
-	case spec.Exponential:
+	case farm.Exponential:
 		return 1, nil
-	case spec.H2:
+	case farm.H2:
 		return z.SCV, nil
 	}
 	return 0, param.Errorf("Sizes", "%v: the mean field takes exp or h2:SCV sizes", z)

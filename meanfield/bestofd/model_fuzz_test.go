@@ -4,15 +4,15 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // sizesOK reports whether z is a law the mean fields take: exponential,
 // or H2 with a finite SCV > 1.
-func sizesOK(z spec.Sizes) bool {
-	return z.Kind == spec.Exponential || z.Kind == spec.H2 && param.Finite(z.SCV) && z.SCV > 1
+func sizesOK(z farm.Sizes) bool {
+	return z.Kind == farm.Exponential || z.Kind == farm.H2 && param.Finite(z.SCV) && z.SCV > 1
 }
 
 // Model.Validate on any input: it validates or returns a *param.Error
@@ -27,7 +27,7 @@ func FuzzModelValidate(f *testing.F) {
 	f.Add(0, math.NaN(), -1, 9, math.Inf(1), math.NaN(), -1, math.NaN())
 	f.Add(-1<<63, 5e-324, 1<<62, -1, math.NaN(), math.Inf(-1), maxQueue+1, -5e-324)
 	f.Fuzz(func(t *testing.T, d int, load float64, disc, sizes int, scv, shape float64, maxQ int, tailTol float64) {
-		m := &Model{D: d, Load: load, Discipline: spec.Discipline(disc), Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape},
+		m := &Model{D: d, Load: load, Discipline: farm.Discipline(disc), Sizes: farm.Sizes{Kind: farm.SizeKind(sizes), SCV: scv, Shape: shape},
 			MaxQueue: maxQ, TailTol: tailTol}
 		if err := m.Validate(); err != nil {
 			fuzzing.NamesField(t, err, Model{})
@@ -57,8 +57,8 @@ func FuzzPeriodicUpdateValidate(f *testing.F) {
 	f.Add(MaxD+1, math.NaN(), math.Inf(1), -1, 9, math.NaN(), math.NaN(), maxQueue+1, maxQueue+1, math.NaN())
 	f.Add(1, 5e-324, 5e-324, 1<<62, -1<<63, math.Inf(1), math.Inf(-1), 1<<62, -1<<63, math.Inf(1))
 	f.Fuzz(func(t *testing.T, d int, load, period float64, disc, sizes int, scv, shape float64, maxQ, maxG int, minClass float64) {
-		m := &PeriodicUpdate{D: d, Load: load, Period: period, Discipline: spec.Discipline(disc),
-			Sizes: spec.Sizes{Kind: spec.SizeKind(sizes), SCV: scv, Shape: shape}, MaxQueue: maxQ, MaxGiants: maxG, MinClass: minClass}
+		m := &PeriodicUpdate{D: d, Load: load, Period: period, Discipline: farm.Discipline(disc),
+			Sizes: farm.Sizes{Kind: farm.SizeKind(sizes), SCV: scv, Shape: shape}, MaxQueue: maxQ, MaxGiants: maxG, MinClass: minClass}
 		if err := m.Validate(); err != nil {
 			fuzzing.NamesField(t, err, PeriodicUpdate{})
 			return

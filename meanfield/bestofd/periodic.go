@@ -6,11 +6,12 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // PeriodicUpdate is the N → ∞ model of one dispatcher reading a board of
@@ -33,9 +34,9 @@ type PeriodicUpdate struct {
 	// Load is λ, 0 < λ < 1; Period the refresh period T > 0.
 	Load, Period float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 	// MaxQueue truncates the count (default 32 + 2·λ·T, doubled while
 	// more than 1e-5 of the arrivals are lost); MaxGiants the giants a PS
 	// server can hold (default MaxQueue, i.e. no separate limit, while the
@@ -50,9 +51,12 @@ type PeriodicUpdate struct {
 	MinClass float64
 }
 
-// AttractorResult is the attractor of the period map.
+// AttractorResult is the attractor of the period map. Its Status is
+// FixedPoint, Cycle, or NotSettled when MaxIter periods found neither (the
+// values are then those of the last iterate); Evaluations counts the
+// period-map evaluations (Iterations).
 type AttractorResult struct {
-	Kind  fixedpoint.Kind
+	outcome.Outcome
 	Cycle int // period of the attractor (1: fixed point)
 	// Iterations counts the period-map evaluations; States the server
 	// states of the final truncation.
@@ -67,10 +71,6 @@ type AttractorResult struct {
 	// Board is the board distribution P(B = b) at a refresh (the first
 	// point of the cycle).
 	Board []float64
-	// Status is Converged for a fixed point or a cycle, NotSettled when
-	// MaxIter periods found neither (the values are then those of the
-	// last iterate).
-	Status solver.Status
 
 	lostTop, lostGiants float64
 }
@@ -139,6 +139,7 @@ func Attractor(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResult, error
 	if maxIter < 1 {
 		return nil, param.Errorf("MaxIter", "%d periods, want at least 1", maxIter)
 	}
+	start := time.Now()
 	scv, _ := scvOf(m.Sizes)
 	M := m.MaxQueue
 	autoM := M == 0
@@ -153,7 +154,7 @@ func Attractor(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResult, error
 	const lostTol = 1e-5
 	for {
 		gi := J
-		if scv == 1 || m.Discipline == spec.FCFS {
+		if scv == 1 || m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		res, err := m.attractor(newServerChain(m.Discipline, scv, M, gi), maxIter)
@@ -162,6 +163,7 @@ func Attractor(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResult, error
 		}
 		switch {
 		case res.Lost <= lostTol || !autoM || M > 20_000:
+			res.Elapsed = time.Since(start)
 			return res, nil
 		case res.lostTop > lostTol/2:
 			M *= 2
@@ -185,14 +187,14 @@ func (m *PeriodicUpdate) attractor(ch *serverChain, maxIter int) (*AttractorResu
 		return nil, err
 	}
 	iters := r.Iterations
-	if r.Status == fixedpoint.Converged {
+	if r.Status == outcome.Converged {
 		ok, evals, err := fixedpoint.Attracting(pm.apply, r.X, 8)
 		if err != nil {
 			return nil, err
 		}
 		iters += evals
 		if ok {
-			att = &fixedpoint.Attractor{Kind: fixedpoint.FixedPoint, Period: 1, Points: [][]float64{r.X}}
+			att = &fixedpoint.Attractor{Outcome: outcome.Outcome{Status: outcome.FixedPoint}, Period: 1, Points: [][]float64{r.X}}
 		}
 	}
 	if att == nil {
@@ -203,12 +205,9 @@ func (m *PeriodicUpdate) attractor(ch *serverChain, maxIter int) (*AttractorResu
 		iters += att.Iterations
 	}
 	M := ch.M
-	res := &AttractorResult{Kind: att.Kind, Cycle: att.Period, Iterations: iters, States: ch.n, Status: solver.Converged}
-	if att.Kind == fixedpoint.NotSettled {
-		res.Status = solver.NotSettled
-	}
+	res := &AttractorResult{Outcome: outcome.Outcome{Status: att.Status, Evaluations: iters}, Cycle: att.Period, Iterations: iters, States: ch.n}
 	pts := att.Points
-	if att.Kind == fixedpoint.NotSettled {
+	if att.Status == outcome.NotSettled {
 		pts = pts[:1]
 	}
 	pm.lost, pm.lostTop, pm.lostGiant = 0, 0, 0

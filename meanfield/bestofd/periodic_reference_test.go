@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // attractorReference is the previous implementation of Attractor, kept
@@ -44,7 +44,7 @@ func attractorReference(m *PeriodicUpdate, s *AttractorSettings) (*AttractorResu
 	const lostTol = 1e-5
 	for {
 		gi := J
-		if scv == 1 || m.Discipline == spec.FCFS {
+		if scv == 1 || m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		res, err := m.attractorReference(newServerChain(m.Discipline, scv, M, gi), maxIter)
@@ -73,14 +73,14 @@ func (m *PeriodicUpdate) attractorReference(ch *serverChain, maxIter int) (*Attr
 		return nil, err
 	}
 	iters := r.Iterations
-	if r.Status == fixedpoint.Converged {
+	if r.Status == outcome.Converged {
 		ok, evals, err := fixedpoint.Attracting(pm.apply, r.X, 8)
 		if err != nil {
 			return nil, err
 		}
 		iters += evals
 		if ok {
-			att = &fixedpoint.Attractor{Kind: fixedpoint.FixedPoint, Period: 1, Points: [][]float64{r.X}}
+			att = &fixedpoint.Attractor{Outcome: outcome.Outcome{Status: outcome.FixedPoint}, Period: 1, Points: [][]float64{r.X}}
 		}
 	}
 	if att == nil {
@@ -91,12 +91,9 @@ func (m *PeriodicUpdate) attractorReference(ch *serverChain, maxIter int) (*Attr
 		iters += att.Iterations
 	}
 	M := ch.M
-	res := &AttractorResult{Kind: att.Kind, Cycle: att.Period, Iterations: iters, States: ch.n, Status: solver.Converged}
-	if att.Kind == fixedpoint.NotSettled {
-		res.Status = solver.NotSettled
-	}
+	res := &AttractorResult{Outcome: outcome.Outcome{Status: att.Status, Evaluations: iters}, Cycle: att.Period, Iterations: iters, States: ch.n}
 	pts := att.Points
-	if att.Kind == fixedpoint.NotSettled {
+	if att.Status == outcome.NotSettled {
 		pts = pts[:1]
 	}
 	pm.lost, pm.lostTop, pm.lostGiant = 0, 0, 0
@@ -393,10 +390,10 @@ func TestPeriodicUpdateAgainstReference(t *testing.T) {
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, PeriodicUpdate{}},
 		{PeriodicUpdate{D: 3, Load: 0.95, Period: 50}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.FCFS, Sizes: h2(10)}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4), MaxGiants: 24}, PeriodicUpdate{}},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4), MaxGiants: 24}},
-		{PeriodicUpdate{D: 0, Load: 0.8, Period: 4, Discipline: spec.PS, Sizes: h2(30), MaxGiants: 12}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.FCFS, Sizes: h2(10)}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4), MaxGiants: 24}, PeriodicUpdate{}},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4), MaxGiants: 24}},
+		{PeriodicUpdate{D: 0, Load: 0.8, Period: 4, Discipline: farm.PS, Sizes: h2(30), MaxGiants: 12}, PeriodicUpdate{}},
 		{PeriodicUpdate{D: 0, Load: 0.9, Period: 5}, PeriodicUpdate{}}, // not settled within MaxIter
 	} {
 		ref := c.ref
@@ -411,8 +408,8 @@ func TestPeriodicUpdateAgainstReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Kind != want.Kind || got.Cycle != want.Cycle || got.Status != want.Status {
-			t.Errorf("%+v: %v (cycle %d, %v), reference %v (cycle %d, %v)", c.m, got.Kind, got.Cycle, got.Status, want.Kind, want.Cycle, want.Status)
+		if got.Status != want.Status || got.Cycle != want.Cycle {
+			t.Errorf("%+v: %v (cycle %d), reference %v (cycle %d)", c.m, got.Status, got.Cycle, want.Status, want.Cycle)
 			continue
 		}
 		var board float64
@@ -452,17 +449,17 @@ func TestPeriodicUpdatePublished(t *testing.T) {
 		previous        float64
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, 20.95, 0.005, 20.9490643221},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(4)}, 11.90, 0.005, 11.9018148943},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.PS, Sizes: h2(30)}, 5.900, 0.0005, 5.89986510914},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: spec.FCFS, Sizes: h2(30)}, 43.89, 0.005, 43.8887786803},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(4)}, 11.90, 0.005, 11.9018148943},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, 5.900, 0.0005, 5.89986510914},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)}, 43.89, 0.005, 43.8887786803},
 	} {
 		res, err := Attractor(&c.m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%v %v: sojourn %.12g (previous %.12g: relative difference %.2g; published %v), %d iterations, lost %.2g", c.m.Discipline, c.m.Sizes, res.Sojourn, c.previous, relDiff(res.Sojourn, c.previous), c.published, res.Iterations, res.Lost)
-		if res.Kind != fixedpoint.FixedPoint || relDiff(res.Sojourn, c.previous) > 1e-9 || math.Abs(res.Sojourn-c.published) > c.half {
-			t.Errorf("%v %v: %v, sojourn %.12g, previous implementation %.12g, published %v", c.m.Discipline, c.m.Sizes, res.Kind, res.Sojourn, c.previous, c.published)
+		if res.Status != outcome.FixedPoint || relDiff(res.Sojourn, c.previous) > 1e-9 || math.Abs(res.Sojourn-c.published) > c.half {
+			t.Errorf("%v %v: %v, sojourn %.12g, previous implementation %.12g, published %v", c.m.Discipline, c.m.Sizes, res.Status, res.Sojourn, c.previous, c.published)
 		}
 	}
 	if d := relDiff(5.89986510914, 5.8998201841); d > 1e-5 {
@@ -482,14 +479,14 @@ func TestPeriodMapAgainstReference(t *testing.T) {
 		M, J int
 	}{
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20}, 80, 0},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.FCFS, Sizes: h2(10)}, 80, 0},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, 80, 10},
-		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: spec.PS, Sizes: h2(4)}, 80, 80},
-		{PeriodicUpdate{D: 0, Load: 0.7, Period: 5, Discipline: spec.PS, Sizes: h2(30)}, 60, 4},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.FCFS, Sizes: h2(10)}, 80, 0},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, 80, 10},
+		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, 80, 80},
+		{PeriodicUpdate{D: 0, Load: 0.7, Period: 5, Discipline: farm.PS, Sizes: h2(30)}, 60, 4},
 	} {
 		scv, _ := scvOf(c.m.Sizes)
 		gi := c.J
-		if scv == 1 || c.m.Discipline == spec.FCFS {
+		if scv == 1 || c.m.Discipline == farm.FCFS {
 			gi = 0
 		}
 		ch := newServerChain(c.m.Discipline, scv, c.M, gi)

@@ -3,12 +3,13 @@ package bestofd
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // RefinedResult is the refined mean-field approximation (Gast and Van
@@ -27,8 +28,10 @@ import (
 //
 // A the Jacobian of f at the fixed point π and Q = Σ_ℓ ℓℓᵀβ_ℓ(π) the
 // jump covariance (jumps ±e_i at rates λ(π_{i−1}^d − π_i^d) and
-// π_i − π_{i+1}).
+// π_i − π_{i+1}). Its Status is Exact: π is in closed form and V the
+// solution of two linear systems.
 type RefinedResult struct {
+	outcome.Outcome
 	D    int
 	Load float64
 	// Levels K of s kept (π_K below 1e-16).
@@ -39,27 +42,23 @@ type RefinedResult struct {
 	// MeanQueue is Σπ_i (the mean field) and Correction ΣV_i, so that
 	// E[Q] ≈ MeanQueue + Correction/N per server.
 	MeanQueue, Correction float64
-	// Status is Converged: π is in closed form and V the solution of two
-	// linear systems.
-	Status solver.Status
 }
-
-// RefinedSettings control Refined. The computation has no knobs; nil is
-// the only value needed.
-type RefinedSettings struct{}
 
 // Refined computes π and V for the model, which must have exponential
 // sizes (the correction assumes the d servers are sampled with
-// replacement; the discipline does not matter for exponential sizes).
-func Refined(m *Model, _ *RefinedSettings) (*RefinedResult, error) {
+// replacement; the discipline does not matter for exponential sizes). The
+// computation has no knobs, so Refined takes no settings.
+func Refined(m *Model) (*RefinedResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	if m.Sizes.Kind != spec.Exponential {
+	if m.Sizes.Kind != farm.Exponential {
 		return nil, param.Errorf("Sizes", "%v: the refined correction is for exponential sizes", m.Sizes)
 	}
 	d, load := m.D, m.Load
-	r := &RefinedResult{D: d, Load: load, Status: solver.Converged}
+	start := time.Now()
+	r := &RefinedResult{Outcome: outcome.Outcome{Status: outcome.Exact}, D: d, Load: load}
+	defer func() { r.Elapsed = time.Since(start) }()
 	fd := float64(d)
 	// π_i = λ^{(d^i − 1)/(d − 1)} (λ^i for d = 1), the closed-form fixed
 	// point of f, kept while above 1e-16.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // SettleSettings control Settle. A nil pointer or a zero field means the
@@ -22,17 +22,18 @@ type SettleSettings struct {
 	MaxTime float64
 }
 
-// SettleResult is the long-time limit of the mean-field ODE.
+// SettleResult is the long-time limit of the mean-field ODE. Its Status is
+// Converged when the drift fell to Tol, NotSettled when MaxTime came
+// first, or the integrator's failure; Evaluations counts the right-hand
+// side's evaluations.
 type SettleResult struct {
+	outcome.Outcome
 	// Dist is the count distribution P(count = n), n = 0..MaxQueue, at T.
 	Dist     []float64
 	MaxQueue int
 	// T is the time reached and Drift the L1 norm of the drift there.
 	T, Drift float64
 	Stats    ode.Stats
-	// Status is Converged when the drift fell to Tol, NotSettled when
-	// MaxTime came first, or the integrator's failure.
-	Status solver.Status
 }
 
 // Settle integrates the mean-field ODE from the empty system until its
@@ -74,11 +75,10 @@ func Settle(m *Model, s *SettleSettings) (*SettleResult, error) {
 		return nil, err
 	}
 	r, err := it.Settle(x, 0, &ode.SettleSettings{Tol: set.Tol, Norm: ode.L1Norm, MaxTime: set.MaxTime})
-	status, err := solver.FromSettle(r, err)
 	if err != nil {
 		return nil, err
 	}
-	out := &SettleResult{Dist: make([]float64, M+1), MaxQueue: M, T: r.T, Drift: r.Drift, Stats: r.Stats, Status: status}
+	out := &SettleResult{Outcome: r.Outcome, Dist: make([]float64, M+1), MaxQueue: M, T: r.T, Drift: r.Drift, Stats: r.Stats}
 	ch.levelSums(out.Dist, x)
 	return out, nil
 }

@@ -25,7 +25,7 @@ func BenchmarkLimitQueueing(b *testing.B) {
 	m := &Model{Scenario: Queueing, Load: 0.9, Alpha: []float64{0.5, 0.3, 0.2}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Limit(m, nil); err != nil {
+		if _, err := Limit(m); err != nil {
 			b.Fatal(err)
 		}
 	}

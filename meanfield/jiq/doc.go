@@ -6,6 +6,13 @@
 // The model, its equations and the published numbers are written out in
 // docs/models.md#join-the-idle-queue-with-r-dispatchers.
 //
+// The entry points follow package outcome: Limit (closed forms, Status
+// Converged; it takes only the model), Trajectory and Settle (the
+// integrator's status: Converged, NotSettled when Settle's time runs out,
+// or the integration's failure). The fixed point's stability is a
+// StabilityClass (stable, neutral, unstable), a property of the limit, not
+// how a computation ended.
+//
 // # Model
 //
 // N servers with Exp(1) job sizes; jobs reach dispatcher r at rate

@@ -10,12 +10,12 @@ import (
 // hoards the tokens and 40% of the jobs are blocked.
 func ExampleLimit() {
 	m := &jiq.Model{Scenario: jiq.Blocking, Load: 0.5, Alpha: []float64{0.7, 0.3}}
-	lim, err := jiq.Limit(m, nil)
+	lim, err := jiq.Limit(m)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("blocking %.4g, busy %.4g, tokens %.4g, %v\n", lim.Blocking, lim.Busy, lim.Tokens, lim.Stability.Verdict)
+	fmt.Printf("blocking %.4g, busy %.4g, tokens %.4g, %v\n", lim.Blocking, lim.Busy, lim.Tokens, lim.Stability.Class)
 	fmt.Printf("token exchange removes blocking from ν* = %.4g\n", lim.NuStar)
 	// Output:
 	// blocking 0.4, busy 0.3, tokens [0 0.7], stable
@@ -26,7 +26,7 @@ func ExampleLimit() {
 // depends on more than λ and the smallest share.
 func ExampleLimit_queueing() {
 	for _, alpha := range [][]float64{{0.6, 0.2, 0.2}, {0.4, 0.4, 0.2}} {
-		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: 0.5, Alpha: alpha}, nil)
+		lim, err := jiq.Limit(&jiq.Model{Scenario: jiq.Queueing, Load: 0.5, Alpha: alpha})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -76,7 +76,7 @@ func ExampleSettle() {
 		fmt.Println(err)
 		return
 	}
-	lim, err := jiq.Limit(m, nil)
+	lim, err := jiq.Limit(m)
 	if err != nil {
 		fmt.Println(err)
 		return

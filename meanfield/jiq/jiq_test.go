@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // minOf returns the smallest entry.
@@ -20,7 +20,7 @@ func minOf(v []float64) float64 { return slices.Min(v) }
 func settle(t *testing.T, m *Model) *SettleResult {
 	t.Helper()
 	s, err := Settle(m, nil)
-	if err != nil || s.Status != solver.Converged {
+	if err != nil || s.Status != outcome.Converged {
 		t.Fatalf("%+v: %v, %v", *m, s, err)
 	}
 	return s
@@ -41,7 +41,7 @@ func TestTheorem1Grid(t *testing.T) {
 				want := math.Max(1-float64(R)*minOf(a), 1-1/lam)
 				want = math.Max(want, 0)
 				m := &Model{Scenario: Blocking, Load: lam, Alpha: a}
-				lim, err := Limit(m, nil)
+				lim, err := Limit(m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -54,7 +54,7 @@ func TestTheorem1Grid(t *testing.T) {
 				// O(ν), far below the 1e-6 acceptance tolerance.
 				mr := *m
 				mr.Exchange = 1e-9
-				limr, err := Limit(&mr, nil)
+				limr, err := Limit(&mr)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,7 +82,7 @@ func TestTheorem1Grid(t *testing.T) {
 func TestGeneralBetaAndExchangeBlocking(t *testing.T) {
 	// With general β and ν = 0: x₀* = min{1, λ·min α_r/β_r}.
 	m := &Model{Scenario: Blocking, Load: 0.8, Alpha: []float64{0.5, 0.3, 0.2}, Beta: []float64{0.2, 0.3, 0.5}}
-	lim, err := Limit(m, nil)
+	lim, err := Limit(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestGeneralBetaAndExchangeBlocking(t *testing.T) {
 	// ODE limit for several ν.
 	for _, nu := range []float64{0.01, 0.3, 2, 10} {
 		m := &Model{Scenario: Blocking, Load: 0.7, Alpha: []float64{0.6, 0.25, 0.15}, Beta: []float64{0.2, 0.3, 0.5}, Exchange: nu}
-		lim, err := Limit(m, nil)
+		lim, err := Limit(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestClosedFormTrajectory(t *testing.T) {
 		t.Errorf("conservation error %g", res.ConservationError)
 	}
 	// The limits: x₀ → 0.3, B → 0.4.
-	lim, err := Limit(m, nil)
+	lim, err := Limit(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestQueueingLimits(t *testing.T) {
 	for _, a1 := range []float64{0.5, 0.6, 0.75, 0.9, 0.99} {
 		for _, lam := range []float64{0.1, 0.5, 0.9, 0.99} {
 			m := &Model{Scenario: Queueing, Load: lam, Alpha: []float64{1 - a1, a1}}
-			lim, err := Limit(m, nil)
+			lim, err := Limit(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestQueueingLimits(t *testing.T) {
 		want  float64
 	}{{[]float64{0.6, 0.2, 0.2}, 4.0 / 21}, {[]float64{0.4, 0.4, 0.2}, 1.0 / 9}} {
 		m := &Model{Scenario: Queueing, Load: 0.5, Alpha: c.alpha}
-		lim, err := Limit(m, nil)
+		lim, err := Limit(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestQueueingLimits(t *testing.T) {
 
 func TestEnhancements(t *testing.T) {
 	alphas := [][]float64{{0.7, 0.3}, {0.6, 0.2, 0.2}, {0.1, 0.2, 0.3, 0.4}}
-	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+	for _, scen := range []farm.Scenario{Blocking, Queueing} {
 		for _, a := range alphas {
 			for _, lam := range []float64{0.3, 0.8, 0.95} {
 				delay := func(l *LimitResult) float64 {
@@ -238,7 +238,7 @@ func TestEnhancements(t *testing.T) {
 				}
 				// Enhancement 1: β = α gives zero blocking and zero wait.
 				m := &Model{Scenario: scen, Load: lam, Alpha: a, Beta: a}
-				lim, err := Limit(m, nil)
+				lim, err := Limit(m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -253,11 +253,11 @@ func TestEnhancements(t *testing.T) {
 				}
 				above, below := *m, *m
 				above.Exchange, below.Exchange = 1.001*nuStar, 0.999*nuStar
-				la, err := Limit(&above, nil)
+				la, err := Limit(&above)
 				if err != nil {
 					t.Fatal(err)
 				}
-				lb, err := Limit(&below, nil)
+				lb, err := Limit(&below)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -269,7 +269,7 @@ func TestEnhancements(t *testing.T) {
 				}
 				// The ODE agrees on both sides.
 				for _, mm := range []*Model{&above, &below} {
-					l, _ := Limit(mm, nil)
+					l, _ := Limit(mm)
 					s := settle(t, mm)
 					got, want := s.Blocking, l.Blocking
 					if scen == Queueing {
@@ -284,7 +284,7 @@ func TestEnhancements(t *testing.T) {
 	}
 	// λ ≥ 1 (blocking): no exchange rate removes blocking.
 	m := &Model{Scenario: Blocking, Load: 1.2, Alpha: []float64{0.5, 0.5}, Exchange: 100}
-	lim, _ := Limit(m, nil)
+	lim, _ := Limit(m)
 	if !math.IsInf(lim.NuStar, 1) || lim.ZeroDelay || math.Abs(lim.Blocking-(1-1/1.2)) > 1e-12 {
 		t.Errorf("λ = 1.2: ν* = %v, zero %v, B = %v", lim.NuStar, lim.ZeroDelay, lim.Blocking)
 	}
@@ -326,15 +326,15 @@ func TestConservationAlongTrajectories(t *testing.T) {
 func TestDispatcherOrder(t *testing.T) {
 	// Results follow the user's order: a permuted α gives permuted tokens
 	// and the same blocking, wait and ν*.
-	for _, scen := range []spec.Scenario{Blocking, Queueing} {
+	for _, scen := range []farm.Scenario{Blocking, Queueing} {
 		a := []float64{0.2, 0.5, 0.3}
 		p := []float64{0.5, 0.3, 0.2}
 		perm := []int{1, 2, 0} // p[i] = a[perm[i]]
-		la, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: a, Exchange: 0.3}, nil)
+		la, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: a, Exchange: 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: p, Exchange: 0.3}, nil)
+		lp, err := Limit(&Model{Scenario: scen, Load: 0.8, Alpha: p, Exchange: 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,13 +355,13 @@ func TestStability(t *testing.T) {
 	// −(β_r + ν(1 − 1/R)).
 	for _, nu := range []float64{0, 0.5, 3} {
 		m := &Model{Scenario: Blocking, Load: 0.6, Alpha: []float64{0.6, 0.3, 0.1}, Exchange: nu}
-		lim, err := Limit(m, nil)
+		lim, err := Limit(m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st := lim.Stability
-		if st.Verdict != Stable {
-			t.Errorf("ν=%v: %v (%s)", nu, st.Verdict, st.Note)
+		if st.Class != Stable {
+			t.Errorf("ν=%v: %v (%s)", nu, st.Class, st.Note)
 		}
 		if nu == 0 {
 			if want := -(1.0 / 3); len(st.Eigenvalues) != 1 || math.Abs(real(st.Eigenvalues[0])-want) > 1e-9 {
@@ -370,9 +370,9 @@ func TestStability(t *testing.T) {
 		}
 	}
 	// Tied ratios: a continuum of fixed points, so a zero eigenvalue.
-	lim, _ := Limit(&Model{Scenario: Blocking, Load: 0.5, Alpha: []float64{0.5, 0.25, 0.25}}, nil)
-	if lim.Stability.Verdict != Neutral || lim.TokensDetermined {
-		t.Errorf("tied ratios: %v, determined %v", lim.Stability.Verdict, lim.TokensDetermined)
+	lim, _ := Limit(&Model{Scenario: Blocking, Load: 0.5, Alpha: []float64{0.5, 0.25, 0.25}})
+	if lim.Stability.Class != Neutral || lim.TokensDetermined {
+		t.Errorf("tied ratios: %v, determined %v", lim.Stability.Class, lim.TokensDetermined)
 	}
 	// Queueing: an independent check of the Jacobian. Perturb the fixed
 	// point along the eigenvector of the slowest eigenvalue μ and integrate
@@ -380,12 +380,12 @@ func TestStability(t *testing.T) {
 	// (to 1%: the perturbation is 1e-6, so nonlinear effects are ~1e-6
 	// relative, and the integration runs at rtol 1e-12).
 	m := &Model{Scenario: Queueing, Load: 0.7, Alpha: []float64{0.6, 0.25, 0.15}, Exchange: 0.2}
-	lim, err := Limit(m, nil)
+	lim, err := Limit(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lim.Stability.Verdict != Stable {
-		t.Fatalf("queueing fixed point %v", lim.Stability.Verdict)
+	if lim.Stability.Class != Stable {
+		t.Fatalf("queueing fixed point %v", lim.Stability.Class)
 	}
 	sr := m.smoothRegime(lim)
 	var eig mat.Eigen
@@ -444,7 +444,7 @@ func TestStability(t *testing.T) {
 
 func TestTruncation(t *testing.T) {
 	m := &Model{Scenario: Queueing, Load: 0.95, Alpha: []float64{0.9, 0.1}}
-	lim, err := Limit(m, nil)
+	lim, err := Limit(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestTruncation(t *testing.T) {
 		t.Errorf("imax %d is not minimal (mass above imax−1 is %g)", lim.IMax, lower)
 	}
 	m.IMax = 20
-	_, err = Limit(m, nil)
+	_, err = Limit(m)
 	var pe *param.Error
 	if !errors.As(err, &pe) || pe.Param != "IMax" {
 		t.Errorf("imax too small: %v", err)
@@ -476,7 +476,7 @@ func TestTruncation(t *testing.T) {
 
 func TestSingleDispatcher(t *testing.T) {
 	for _, lam := range []float64{0.5, 1, 2} {
-		lim, err := Limit(&Model{Scenario: Blocking, Load: lam, Alpha: []float64{1}}, nil)
+		lim, err := Limit(&Model{Scenario: Blocking, Load: lam, Alpha: []float64{1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +484,7 @@ func TestSingleDispatcher(t *testing.T) {
 			t.Errorf("R=1 λ=%v: B = %v, want %v", lam, lim.Blocking, want)
 		}
 	}
-	lim, err := Limit(&Model{Scenario: Queueing, Load: 0.9, Alpha: []float64{1}}, nil)
+	lim, err := Limit(&Model{Scenario: Queueing, Load: 0.9, Alpha: []float64{1}})
 	if err != nil || lim.MeanWait != 0 {
 		t.Errorf("R=1 queueing: E[W] = %v (%v)", lim.MeanWait, err)
 	}
@@ -516,14 +516,14 @@ func TestValidation(t *testing.T) {
 		{Model{Scenario: 7, Load: 0.5, Alpha: []float64{1}}, "Scenario"},
 	}
 	for _, c := range cases {
-		_, err := Limit(&c.m, nil)
+		_, err := Limit(&c.m)
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%+v: error %v, want one naming %q", c.m, err, c.param)
 		}
 	}
 	// A sum off by less than 1e-9 is accepted (normalized inputs).
-	if _, err := Limit(&Model{Load: 0.5, Alpha: []float64{0.5, 0.5 + 5e-10}}, nil); err != nil {
+	if _, err := Limit(&Model{Load: 0.5, Alpha: []float64{0.5, 0.5 + 5e-10}}); err != nil {
 		t.Errorf("sum within 1e-9 rejected: %v", err)
 	}
 	m := &Model{Load: 0.5, Alpha: []float64{0.5, 0.5}}

@@ -2,16 +2,20 @@ package jiq
 
 import (
 	"math"
+	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // LimitResult is the stationary limit (the fixed point of the fluid ODE)
-// of a model. Per-dispatcher slices are in the order of Model.Alpha.
+// of a model. Per-dispatcher slices are in the order of Model.Alpha. Its
+// Status is Converged: the limit is computed from closed forms and roots of
+// monotone equations, to the resolution of float64.
 type LimitResult struct {
-	Scenario spec.Scenario
+	outcome.Outcome
+	Scenario farm.Scenario
 	// Busy is the fraction of busy servers: x₀* (Blocking) or 1 − y₀* = λ
 	// (Queueing).
 	Busy float64
@@ -53,25 +57,19 @@ type LimitResult struct {
 	ZeroDelay bool
 	// Stability of the fixed point.
 	Stability Stability
-	// Status is Converged: the limit is computed from closed forms and
-	// roots of monotone equations, to the resolution of float64.
-	Status solver.Status
 }
-
-// LimitSettings control Limit. The limit has no numerical knobs (the
-// queueing truncation is the model's IMax and TailTol); nil is the only
-// value needed.
-type LimitSettings struct{}
 
 // Limit computes the stationary limit from the closed forms and root
 // equations (see the package documentation), each root found by bisection
 // on its documented unique root and then polished by solving the linear
 // equation of the active set exactly; it also classifies the fixed point's
-// stability.
-func Limit(m *Model, _ *LimitSettings) (*LimitResult, error) {
+// stability. The limit has no numerical knobs (the queueing truncation is
+// the model's IMax and TailTol), so Limit takes no settings.
+func Limit(m *Model) (*LimitResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	var lim *LimitResult
 	var err error
 	if m.Scenario == Blocking {
@@ -86,7 +84,7 @@ func Limit(m *Model, _ *LimitSettings) (*LimitResult, error) {
 	lim.NuStar = m.NuStar()
 	lim.ZeroDelay = m.zeroDelay()
 	lim.Stability = m.stability(lim)
-	lim.Status = solver.Converged
+	lim.Status, lim.Elapsed = outcome.Converged, time.Since(start)
 	return lim, nil
 }
 

@@ -3,24 +3,24 @@ package jiq
 import (
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // The scenarios: what a dispatcher without a token does with a job.
 const (
 	// Blocking discards the job.
-	Blocking = spec.Blocking
+	Blocking = farm.Blocking
 	// Queueing sends the job to a uniformly random server, revoking that
 	// server's token if it was idle.
-	Queueing = spec.Queueing
+	Queueing = farm.Queueing
 )
 
 // Model is the fluid (N → ∞) model of join-the-idle-queue with R
 // dispatchers. Time is in mean service times; all rates are per server.
 type Model struct {
 	// Scenario is Blocking (the default) or Queueing.
-	Scenario spec.Scenario
+	Scenario farm.Scenario
 	// Load is λ, the job arrival rate per server. Any λ > 0 for Blocking;
 	// λ < 1 for Queueing.
 	Load float64
@@ -86,7 +86,7 @@ func (m *Model) Validate() error {
 func (m *Model) R() int { return len(m.Alpha) }
 
 // beta returns β, defaulting to 1/R.
-func (m *Model) beta() []float64 { return spec.Allotment(m.Beta, len(m.Alpha)) }
+func (m *Model) beta() []float64 { return farm.Allotment(m.Beta, len(m.Alpha)) }
 
 func (m *Model) tailTol() float64 {
 	if m.TailTol == 0 {

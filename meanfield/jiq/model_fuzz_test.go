@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Model.Validate on any input: it validates or returns a *param.Error
@@ -24,7 +24,7 @@ func FuzzModelValidate(f *testing.F) {
 	f.Add(-1, 5e-324, []byte{}, uint8(0), []byte{}, uint8(0), 5e-324, maxIMax, 5e-324)
 	f.Add(1, 0.9999999999999999, []byte{255, 0, 0}, uint8(2), []byte{0, 0, 1}, uint8(1), 0.0, 0, 0.999)
 	f.Fuzz(func(t *testing.T, scen int, load float64, alpha []byte, amode uint8, beta []byte, bmode uint8, exchange float64, imax int, tailTol float64) {
-		m := &Model{Scenario: spec.Scenario(scen), Load: load, Alpha: fuzzing.Floats(alpha, amode), Beta: fuzzing.Floats(beta, bmode),
+		m := &Model{Scenario: farm.Scenario(scen), Load: load, Alpha: fuzzing.Floats(alpha, amode), Beta: fuzzing.Floats(beta, bmode),
 			Exchange: exchange, IMax: imax, TailTol: tailTol}
 		if err := m.Validate(); err != nil {
 			fuzzing.NamesField(t, err, Model{})
@@ -43,7 +43,7 @@ func FuzzModelValidate(f *testing.F) {
 		if m.R() > 8 || m.Scenario == Queueing && (m.IMax < 1 || m.IMax > 60) {
 			return
 		}
-		lim, err := Limit(m, nil)
+		lim, err := Limit(m)
 		if err != nil {
 			fuzzing.NamesField(t, err, Model{})
 			return

@@ -3,8 +3,8 @@ package jiq
 import (
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // jiqSystem is the fluid ODE with an explicit mode per dispatcher: a
@@ -14,7 +14,7 @@ import (
 // exactly where a pool empties (x_r falls through 0) or refills (the inflow
 // rises through α_r·λ).
 type jiqSystem struct {
-	scen           spec.Scenario
+	scen           farm.Scenario
 	alpha, beta    []float64
 	lam, nu        float64
 	R, imax, dim   int

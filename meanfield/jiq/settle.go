@@ -3,7 +3,7 @@ package jiq
 import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // SettleSettings control Settle. A nil pointer or zero field means the
@@ -22,8 +22,12 @@ type SettleSettings struct {
 	MaxTime float64
 }
 
-// SettleResult is the long-time limit of the fluid ODE.
+// SettleResult is the long-time limit of the fluid ODE. Its Status is
+// Converged when the residual fell to the tolerance, NotSettled when
+// MaxTime came first, or the integrator's failure; Evaluations counts the
+// right-hand side's evaluations.
 type SettleResult struct {
+	outcome.Outcome
 	State State
 	// T is the time reached (where the state settled, if it did).
 	T float64
@@ -32,9 +36,6 @@ type SettleResult struct {
 	// Blocking (Blocking) and RandomRate (Queueing) at T.
 	Blocking, RandomRate float64
 	Stats                ode.Stats
-	// Status is Converged when the residual fell to the tolerance,
-	// NotSettled when MaxTime came first, or the integrator's failure.
-	Status solver.Status
 }
 
 // Settle integrates the fluid ODE from the start, in stretches of doubling
@@ -65,11 +66,10 @@ func Settle(m *Model, s *SettleSettings) (*SettleResult, error) {
 		return nil, err
 	}
 	r, err := integ.Settle(y, 0, &ode.SettleSettings{Tol: set.Tol * (1 + m.Load + m.Exchange), MaxTime: set.MaxTime})
-	status, err := solver.FromSettle(r, err)
 	if err != nil {
 		return nil, err
 	}
-	out := &SettleResult{T: r.T, Residual: r.Drift, Stats: r.Stats, State: sys.state(y), Status: status}
+	out := &SettleResult{Outcome: r.Outcome, T: r.T, Residual: r.Drift, Stats: r.Stats, State: sys.state(y)}
 	var pt Point
 	sys.point(&pt, r.T, y)
 	out.Blocking, out.RandomRate = pt.Blocking, pt.RandomRate

@@ -8,12 +8,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Verdict classifies the stability of a fixed point.
-type Verdict int
+// StabilityClass classifies the stability of a fixed point (a property of
+// the limit, not how a computation ended).
+type StabilityClass int
 
 const (
 	// NotComputed means the analysis was skipped (see Stability.Note).
-	NotComputed Verdict = iota
+	NotComputed StabilityClass = iota
 	// Stable: every eigenvalue has negative real part and every empty pool
 	// is held at zero with a positive margin.
 	Stable
@@ -24,7 +25,7 @@ const (
 	Unstable
 )
 
-func (v Verdict) String() string {
+func (v StabilityClass) String() string {
 	switch v {
 	case NotComputed:
 		return "not computed"
@@ -35,7 +36,7 @@ func (v Verdict) String() string {
 	case Unstable:
 		return "unstable"
 	}
-	return fmt.Sprintf("Verdict(%d)", int(v))
+	return fmt.Sprintf("StabilityClass(%d)", int(v))
 }
 
 // Stability is the local stability analysis of a fluid fixed point. The
@@ -47,7 +48,7 @@ func (v Verdict) String() string {
 // each empty pool is held at zero as long as its margin (demand minus
 // token inflow, α_r·λ − inflow_r) is positive.
 type Stability struct {
-	Verdict Verdict
+	Class StabilityClass
 	// Eigenvalues of the Jacobian of the smooth regime on the conserved
 	// manifold, by decreasing real part.
 	Eigenvalues []complex128
@@ -57,7 +58,7 @@ type Stability struct {
 	// Margins are α_r·λ − inflow_r for dispatchers with an empty pool, and
 	// 0 for the others, in the order of Model.Alpha.
 	Margins []float64
-	// Note explains a NotComputed or Neutral verdict.
+	// Note explains a NotComputed or Neutral class.
 	Note string
 }
 
@@ -188,15 +189,15 @@ func (m *Model) stability(lim *LimitResult) Stability {
 	}
 	switch {
 	case out.Abscissa > stabilityTol:
-		out.Verdict = Unstable
+		out.Class = Unstable
 	case out.Abscissa >= -stabilityTol:
-		out.Verdict = Neutral
+		out.Class = Neutral
 		out.Note = "zero eigenvalue: a continuum of fixed points (the token split depends on the initial state)"
 	case minMargin <= stabilityTol:
-		out.Verdict = Neutral
+		out.Class = Neutral
 		out.Note = "an empty token pool sits on its switching surface (zero margin)"
 	default:
-		out.Verdict = Stable
+		out.Class = Stable
 	}
 	return out
 }

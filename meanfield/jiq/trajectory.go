@@ -5,7 +5,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // State is a point of the fluid limit. Per-dispatcher slices are in the
@@ -63,14 +63,17 @@ type TrajectorySettings struct {
 }
 
 // TrajectoryResult summarises an integration of the fluid ODE.
+//
+// Its Status is Converged when the integration reached Until, OutputStop
+// when the output function stopped it (Trajectory then returns the
+// function's error too), and the integrator's failure otherwise (step
+// limit, step size underflow, non-finite values); Evaluations counts the
+// right-hand side's evaluations.
 type TrajectoryResult struct {
+	outcome.Outcome
 	T     float64   // time reached
 	Final State     // state at T
 	Stats ode.Stats // integrator work
-	// Status is Converged when the integration reached Until (or the
-	// output function stopped it), and the integrator's failure otherwise
-	// (step limit, step size underflow, non-finite values).
-	Status solver.Status
 	// Switches lists the token-pool switches, in time order.
 	Switches []Switch
 	// ConservationError is the largest violation, over all accepted steps,
@@ -244,9 +247,9 @@ func Trajectory(m *Model, s *TrajectorySettings) (*TrajectoryResult, error) {
 		return nil, err
 	}
 	r, err := integ.Solve(y, 0, set.Until)
-	res.T, res.Status, res.Stats, res.Switches = r.T, solver.FromODE(r.Status), r.Stats, sys.switches
+	res.Outcome, res.T, res.Stats, res.Switches = r.Outcome, r.T, r.Stats, sys.switches
 	res.Final = sys.state(y)
-	if err != nil && r.Status.Err() == nil {
+	if err != nil {
 		// Not the integrator's failure (that is the Status): invalid output
 		// times, or the output function's own error.
 		return res, err

@@ -3,10 +3,11 @@ package staleboard
 import (
 	"errors"
 	"math"
+	"time"
 
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // AttractorSettings control Attractor. A nil pointer or a zero field means
@@ -32,11 +33,12 @@ const (
 	MaxAttractorStart = 10000
 )
 
-// AttractorResult is where plain iteration of the map settles.
+// AttractorResult is where plain iteration of the map settles. Its Status
+// is FixedPoint, Cycle or NotSettled; Evaluations counts the periods
+// iterated (Iterations).
 type AttractorResult struct {
-	// Kind is a fixed point, a cycle, or not settled; Period is the cycle's
-	// length (1 for a fixed point).
-	Kind   fixedpoint.Kind
+	outcome.Outcome
+	// Period is the cycle's length (1 for a fixed point).
 	Period int
 	// Boards are the attractor's boards (one for a fixed point; the last
 	// iterate when not settled).
@@ -50,9 +52,6 @@ type AttractorResult struct {
 	Iterations int
 	// Lost is the largest mass lost in one map evaluation.
 	Lost float64
-	// Status is Converged when a fixed point or a cycle was found, and
-	// NotSettled otherwise.
-	Status solver.Status
 	// Series is the mean time in system of every period iterated, from the
 	// start; Phases segments it into stretches of steady behaviour (see
 	// Phase): a long plateau before the attractor is a transient, reported
@@ -181,6 +180,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		return nil, err
 	}
 	mp.reference = ref
+	start := time.Now()
 	var set AttractorSettings
 	if s != nil {
 		set = *s
@@ -237,14 +237,15 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		if err != nil {
 			return nil, err
 		}
-		out := &AttractorResult{Kind: att.Kind, Period: att.Period, Boards: att.Points, Iterations: done + att.Iterations, Lost: f.lost, Status: solver.Converged}
+		out := &AttractorResult{Outcome: att.Outcome, Period: att.Period, Boards: att.Points, Iterations: done + att.Iterations, Lost: f.lost}
+		out.Evaluations = out.Iterations
+		defer func() { out.Elapsed = time.Since(start) }()
 		out.Series = f.series
 		out.Phases = phases(out.Series)
 		if len(out.Phases) > 1 {
 			out.Transient = out.Phases[len(out.Phases)-1].From
 		}
-		if att.Kind == fixedpoint.NotSettled {
-			out.Status = solver.NotSettled
+		if att.Status == outcome.NotSettled {
 			for _, v := range f.recent {
 				out.Sojourn += v / float64(len(f.recent))
 			}

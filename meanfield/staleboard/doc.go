@@ -5,6 +5,13 @@
 // The model and its equations, with the published numbers it reproduces, are
 // written out in docs/models.md#stale-board-with-k-dispatchers.
 //
+// The entry points follow package outcome: FixedPoint (Status Converged,
+// or how the solve ended), Attractor (FixedPoint, Cycle or NotSettled),
+// Edge and EdgeTable (EdgeFound, NoEdge, AboveRange for a finite N whose
+// system tips over the whole range, Interrupted when the context in
+// EdgeSettings.Run is cancelled), and TipProbability; each result embeds
+// an outcome.Outcome counting the map evaluations.
+//
 // # Model
 //
 // N identical FCFS servers with exponential job sizes of mean 1 receive
@@ -128,7 +135,7 @@
 // # Tipping
 //
 // A board has tipped into the herd when its mean exceeds
-// spec.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
+// farm.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
 // same definition (see its documentation for why these numbers).
 //
 // # Finite N
@@ -194,11 +201,12 @@
 // it gives T*(N)(1−λ)² = 3.60, 3.13, 2.99, 2.97 and 2.95 at N = 25, 100,
 // 800, 1,600 and 10,000, decreasing to T* = 2.90; the
 // published simulations say about 3.5, 3.2 and 2.9–3.0. Tipping curves
-// simulated with the same definition (package validate, 16 runs per
-// period) put it at 3.52 [3.45, 3.59], 3.12 [3.09, 3.15] and 2.953
-// [2.941, 2.965]: the theory is within 2.5% everywhere, but at N = 800
-// its shift above T* (0.091) is 70% larger than the simulated one
-// (0.054), and between N = 800 and 10,000 it shrinks only like N^−0.3
+// simulated with the same definition (package sim/tipping, 16 runs per
+// period; 12 at N = 800) put it at 3.53, 3.11 and 2.960, with 95%
+// profile-likelihood intervals ±0.07, ±0.03 and ±0.012 wide on each side:
+// the theory is within 2.5% everywhere, but at N = 800 its shift above T*
+// (0.09) is half again as large as the simulated one
+// (0.06), and between N = 800 and 10,000 it shrinks only like N^−0.3
 // where 1/√N or faster is expected — the one-coordinate escape loses
 // accuracy as the noise becomes small against the wells' structure. The
 // approximations: the noise is first order in 1/√N (at N = 1,000 the

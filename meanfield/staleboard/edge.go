@@ -1,18 +1,18 @@
 package staleboard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
 	"github.com/fluidlb/fluid/internal/parallel"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // EdgeSettings control Edge. Zero fields mean defaults.
@@ -33,41 +33,25 @@ type EdgeSettings struct {
 	// tip for the finite-N edge (Model.Servers > 0). Default
 	// DefaultHorizon.
 	Horizon int
-	// Workers is the number of entries EdgeTable computes at once. Default
-	// GOMAXPROCS. Results do not depend on it.
-	Workers int
-	// Progress, if not nil, is told of every fixed-point solve and of every
-	// finished entry. EdgeTable calls it from several goroutines at once.
-	Progress func(EdgeProgress)
 	// MaxPeriod bounds the refresh periods the search may visit, in T:
 	// the search cost grows faster than T, so an edge whose search starts above
 	// it (λ close to 1: T* ≈ 0.9(k−2)/(1−λ)²) is refused before any work
 	// instead of running for hours. Default DefaultEdgeMaxPeriod; at most
 	// MaxPeriod.
 	MaxPeriod float64
-	// Context, if not nil, cancels the computation: every map evaluation
-	// checks it, and a cancelled entry ends with the context's error
-	// (EdgeTable still returns the entries finished before).
-	Context context.Context
 	// Search locates the N = ∞ edge by fixedpoint.FollowEnd's search
 	// (continuation and bisection to RelTol) instead of solving for the
 	// border collision (the package documentation describes both). The
 	// search is what the root falls back on; it costs five to ten times
 	// the map evaluations, and is kept for comparison.
 	Search bool
-}
-
-// EdgeProgress is one step of an edge computation.
-type EdgeProgress struct {
-	// Entry is the index of the model in EdgeTable's list (0 for Edge),
-	// or −1 for the N = ∞ search behind finite-N entries.
-	Entry int
-	// Period is the T of the fixed-point solve just done, and Found whether
-	// it found a stable balanced fixed point (zero values when Done is set).
-	Period float64
-	Found  bool
-	// Done is the entry's result once it is finished, nil before.
-	Done *EdgeResult
+	// Run: Workers is the number of entries EdgeTable computes at once
+	// (default GOMAXPROCS; results do not depend on it). Progress is told
+	// of every finished entry: the entries finished and their number, from
+	// several goroutines at once. A cancelled Context stops the
+	// computation within a map evaluation: the entries not finished end
+	// with Status Interrupted (EdgeTable keeps those finished before).
+	outcome.Run
 }
 
 // EdgeConfirmation checks the edge by plain iteration of the map.
@@ -79,7 +63,7 @@ type EdgeConfirmation struct {
 	AboveDecay float64
 	AboveOK    bool
 	// Below is 0.99·T*: iterating from the last balanced fixed point, the
-	// board tips (its mean exceeds spec.TipThreshold, the simulator's
+	// board tips (its mean exceeds farm.TipThreshold, the simulator's
 	// criterion too) after BelowIterations iterations, and the mean time in
 	// system there, 20 periods later, is BelowSojourn (the herd's).
 	Below           float64
@@ -89,16 +73,23 @@ type EdgeConfirmation struct {
 }
 
 // EdgeResult is the tipping edge of the stale board with k dispatchers.
+//
+// Its Status is EdgeFound once the edge is bracketed to RelTol, NoEdge
+// when the balanced fixed point can be followed down to the floor (no
+// edge, as for k = 2), AboveRange (finite N only) when the tipping
+// probability stays ≥ ½ over the whole search, and Interrupted when the
+// Context was cancelled before the entry finished (the other fields are
+// then those of the model alone). Evaluations counts the map evaluations
+// (every one: solves, finite differences, spectra, the confirmation);
+// Elapsed is the wall time.
 type EdgeResult struct {
+	outcome.Outcome
 	K     int
 	Load  float64
 	Tally Tally
-	// Found is false when the balanced fixed point can be followed down to
-	// the floor (no edge, as for k = 2).
-	Found bool
 	// Period is T*, the lowest refresh period with a stable balanced fixed
 	// point (followed from long T, hops between coexisting branches
-	// allowed), and Scaled = T*(1−λ)². When !Found they are the floor.
+	// allowed), and Scaled = T*(1−λ)². With NoEdge they are the floor.
 	Period, Scaled float64
 	// Lo and Hi bracket the edge in T: balanced fixed point at Hi, none
 	// reachable at Lo.
@@ -123,19 +114,12 @@ type EdgeResult struct {
 	Line float64
 	// Confirmation is set when EdgeSettings.Confirm is.
 	Confirmation *EdgeConfirmation
-	// Evaluations counts the map evaluations (every one: solves, finite
-	// differences, spectra, the confirmation), Seconds the wall time.
-	Evaluations int
-	Seconds     float64
 	// Method is how the N = ∞ edge was located: EdgeRoot (the border
 	// collision solved for), EdgeSearch (EdgeSettings.Search) or
 	// EdgeFallback (the root path gave way to the search; Fallback says
 	// why).
 	Method   EdgeMethod
 	Fallback string
-	// Status is Converged once the edge is bracketed to RelTol, or the
-	// balanced state followed down to the floor.
-	Status solver.Status
 
 	// Servers and Horizon are the model's N and the settings' horizon H
 	// for a finite-N edge (zero for N = ∞). Its Period and Scaled are then
@@ -145,9 +129,9 @@ type EdgeResult struct {
 	// N = ∞ edge the search starts from; Escapes counts the escape analyses
 	// (see Escape) the search computed or shared. The fields that describe
 	// the ending branch (Branch, Mechanism, Leading, …) belong to the
-	// N = ∞ edge and are left zero. Found is false when P < ½ already
-	// at the floor (no edge at N either); Status is NotSettled when P stays
-	// ≥ ½ over the whole search (Period and Lo are then a lower bound).
+	// N = ∞ edge and are left zero. Status is NoEdge when P < ½ already
+	// at the floor (no edge at N either), AboveRange when P stays ≥ ½ over
+	// the whole search (Period and Lo are then a lower bound).
 	Servers, Horizon int
 	Infinite         *EdgeResult
 	Escapes          int
@@ -189,10 +173,24 @@ func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
 		return nil, err
 	}
 	out := make([]*EdgeResult, 1)
-	if err := edgeGroup([]Model{*m}, []int{0}, set, out); err != nil {
+	err = edgeGroup([]Model{*m}, []int{0}, set, out, func(int) { set.Report(1, 1, "") })
+	if err != nil && set.Stopped() {
+		return interrupted(m, set), nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	return out[0], nil
+}
+
+// interrupted is the result of an entry the Context stopped.
+func interrupted(m *Model, set *EdgeSettings) *EdgeResult {
+	r := &EdgeResult{K: m.K, Load: m.Load, Tally: m.Tally, Line: line(m.K), Collision: math.NaN()}
+	r.Status = outcome.Interrupted
+	if m.Servers > 0 {
+		r.Servers, r.Horizon = m.Servers, set.Horizon
+	}
+	return r
 }
 
 // DefaultEdgeMaxPeriod is the default EdgeSettings.MaxPeriod: edges up to
@@ -248,16 +246,10 @@ func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
 // T(1−λ)².
 func line(k int) float64 { return 0.9 * float64(k-2) }
 
-// edge computes one entry with settings already filled in.
-func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
+// edge computes the N = ∞ edge of mod with settings already filled in.
+func edge(mod *Model, set *EdgeSettings) (*EdgeResult, error) {
 	start := time.Now()
 	k, load := mod.MapK(), mod.Load
-	progress := func(p EdgeProgress) {
-		if set.Progress != nil && (entryIndex >= 0 || p.Done == nil) {
-			p.Entry = entryIndex
-			set.Progress(p)
-		}
-	}
 	line := line(mod.K)
 	scale := (1 - load) * (1 - load)
 	res := &EdgeResult{K: mod.K, Load: load, Tally: mod.Tally, Line: line, Collision: math.NaN()}
@@ -293,11 +285,10 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	fam := run.family()
 	endSettings := func(hi float64, x []float64) *fixedpoint.EndSettings {
 		return &fixedpoint.EndSettings{
-			Hi:       hi,
-			X0:       x,
-			Lo:       set.Floor / scale,
-			RelTol:   set.RelTol,
-			Progress: func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) },
+			Hi:     hi,
+			X0:     x,
+			Lo:     set.Floor / scale,
+			RelTol: set.RelTol,
 			// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
 			// gives the outer eigenvalues for 48 evaluations.
 			Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
@@ -310,7 +301,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 		end, err = fixedpoint.FollowEnd(fam, endSettings(top, x0))
 	} else {
 		res.Method = EdgeRoot
-		end, err = run.rootEdge(top, x0, set.Floor/scale, set.RelTol, func(T float64, ok bool) { progress(EdgeProgress{Period: T, Found: ok}) })
+		end, err = run.rootEdge(top, x0, set.Floor/scale, set.RelTol)
 		if errors.Is(err, errNoRoot) {
 			// The search, from the top.
 			res.Method, res.Fallback = EdgeFallback, err.Error()
@@ -320,7 +311,10 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Found = end.Mechanism != fixedpoint.NoEnd
+	res.Status = outcome.EdgeFound
+	if end.Mechanism == fixedpoint.NoEnd {
+		res.Status = outcome.NoEdge
+	}
 	res.Period, res.Lo, res.Hi = end.Hi, end.Lo, end.Hi
 	res.Scaled = res.Period * scale
 	res.Branch, res.Mechanism, res.Collision = end.Piece, end.Mechanism, end.Collision
@@ -337,7 +331,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 	res.Evaluations++
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
 	res.board = end.X
-	if set.Confirm && res.Found {
+	if set.Confirm && res.Status == outcome.EdgeFound {
 		// Above the edge, start from the followed (verified stable) fixed
 		// point nearest 1.01·T*; below it, from the last one.
 		above, xa, err := run.confirmAbove(end)
@@ -352,9 +346,7 @@ func edge(mod *Model, set *EdgeSettings, entryIndex int) (*EdgeResult, error) {
 		res.Evaluations += evals
 	}
 	res.Evaluations += run.evals
-	res.Seconds = time.Since(start).Seconds()
-	res.Status = solver.Converged
-	progress(EdgeProgress{Done: res})
+	res.Elapsed = time.Since(start)
 	return res, nil
 }
 
@@ -397,7 +389,7 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 	// Below: iterate from the last balanced fixed point until the board
 	// tips into the herd, on a free support.
 	mb := newMap(k, load, c.Below)
-	thr := spec.TipThreshold(c.Below, load)
+	thr := farm.TipThreshold(c.Below, load)
 	q := x
 	for it := 1; it <= 5000; it++ {
 		r, err := mb.Apply(q)
@@ -474,24 +466,28 @@ func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
 		return float64(m.MapK()) / m.Scale() * float64(len(groups[g]))
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cost(order[a]) > cost(order[b]) })
-	workers := 0
+	var run outcome.Run
 	if s != nil {
-		workers = s.Workers
+		run = s.Run
 	}
+	var finished atomic.Int64
+	report := func(int) { run.Report(finished.Add(1), int64(len(models)), "") }
 	out := make([]*EdgeResult, len(models))
-	err := parallel.For(len(groups), workers, order, func(g int) error {
+	err := parallel.For(len(groups), run.Workers, order, func(g int) error {
 		if err := sets[groups[g][0]].canceled(); err != nil {
 			return err
 		}
-		return edgeGroup(models, groups[g], sets[groups[g][0]], out)
+		return edgeGroup(models, groups[g], sets[groups[g][0]], out, report)
 	})
-	if err != nil {
-		if s != nil && s.Context != nil && s.Context.Err() != nil {
-			// Cancelled: the entries finished before are kept; the others
-			// are nil.
-			return out, fmt.Errorf("staleboard: %w", s.Context.Err())
-		}
+	if err != nil && !run.Stopped() {
 		return nil, err
+	}
+	// Cancelled: the entries finished before are kept; the others end
+	// Interrupted.
+	for i, r := range out {
+		if r == nil {
+			out[i] = interrupted(&models[i], sets[i])
+		}
 	}
 	return out, nil
 }
@@ -653,7 +649,7 @@ func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err != nil {
 			return nil, 0, evals, false, err
 		}
-		if res.Status == fixedpoint.Converged && sf.lost > 1e-12 && n < 1<<16 {
+		if res.Status == outcome.Converged && sf.lost > 1e-12 && n < 1<<16 {
 			n *= 2
 			x = pad(res.X, n)
 			continue
@@ -665,6 +661,6 @@ func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err != nil {
 			return nil, 0, evals, false, err
 		}
-		return res.X, full.Sojourn, evals, res.Status == fixedpoint.Converged, nil
+		return res.X, full.Sojourn, evals, res.Status == outcome.Converged, nil
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // The N = ∞ edge as a root; the package documentation ("Fixed points,
@@ -50,10 +52,10 @@ const (
 
 // rootEdge locates the edge below the balanced fixed point x0 at the
 // period top, down to the floor; relTol is the width of the final bracket.
-func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64, progress func(T float64, ok bool)) (*fixedpoint.End, error) {
+func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64) (*fixedpoint.End, error) {
 	end := &fixedpoint.End{Collision: math.NaN()}
-	before := r.evals
-	defer func() { end.Evaluations = r.evals - before }()
+	before, start := r.evals, time.Now()
+	defer func() { end.Evaluations, end.Elapsed = r.evals-before, time.Since(start) }()
 	note := func(T float64, ok bool, x []float64) {
 		sm := fixedpoint.Sample{Theta: T, OK: ok}
 		if ok {
@@ -61,9 +63,6 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64, pro
 			sm.Piece, sm.Border = passBorder(r.k, r.load, T, x)
 		}
 		end.Samples = append(end.Samples, sm)
-		if progress != nil {
-			progress(T, ok)
-		}
 	}
 	same := r.family().Same
 	vTop, _ := passBorder(r.k, r.load, top, x0)
@@ -310,7 +309,7 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64, pro
 		return nil, fmt.Errorf("%w: no stable fixed point above the collision at T = %.6g", errNoRoot, c.theta)
 	}
 	piece, dist := passBorder(r.k, r.load, a.theta, a.x)
-	end.Mechanism = fixedpoint.BorderCollision
+	end.Mechanism, end.Status = fixedpoint.BorderCollision, outcome.EdgeFound
 	end.Hi, end.Lo, end.X = a.theta, a.theta*(1-0.999*relTol), a.x
 	end.Piece, end.Border, end.Collision = piece, dist, c.theta
 	end.Spectrum = a.sp
@@ -328,12 +327,12 @@ func (r *edgeRun) rootNoEnd(end *fixedpoint.End, x []float64, floor float64, not
 	if err != nil {
 		return nil, err
 	}
-	ok := res.Status == fixedpoint.Converged && r.family().Same(x, res.X)
+	ok := res.Status == outcome.Converged && r.family().Same(x, res.X)
 	note(floor, ok, res.X)
 	if !ok {
 		return nil, fmt.Errorf("%w: no balanced fixed point at the floor T = %.6g", errNoRoot, floor)
 	}
-	end.Mechanism, end.Hi, end.Lo, end.X = fixedpoint.NoEnd, floor, floor, res.X
+	end.Mechanism, end.Hi, end.Lo, end.X, end.Status = fixedpoint.NoEnd, floor, floor, res.X, outcome.NoEdge
 	end.Piece, end.Border = passBorder(r.k, r.load, floor, res.X)
 	return end, r.spectrum(end)
 }
@@ -390,7 +389,7 @@ func (r *edgeRun) crossing(V int, s float64, x0, ref []float64, tol float64, max
 		return nil, 0, false, err
 	}
 	T := theta(res.X)
-	ok := res.Status == fixedpoint.Converged && (ref == nil || same(ref, res.X))
+	ok := res.Status == outcome.Converged && (ref == nil || same(ref, res.X))
 	if ok {
 		p, _ := passBorder(r.k, r.load, T, res.X)
 		ok = p == V
@@ -473,7 +472,7 @@ func (r *edgeRun) confirmAbove(end *fixedpoint.End) (float64, []float64, error) 
 			if err != nil {
 				return 0, nil, err
 			}
-			if res.Status != fixedpoint.Converged || !same(end.X, res.X) {
+			if res.Status != outcome.Converged || !same(end.X, res.X) {
 				continue
 			}
 			x, T = res.X, target

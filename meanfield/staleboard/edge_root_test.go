@@ -2,11 +2,12 @@ package staleboard
 
 import (
 	"context"
-	"errors"
 	"math"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // The root path locates the edge of k = 5, λ = 0.9 in at most 100 map
@@ -22,8 +23,8 @@ func TestEdgeRootEvaluations(t *testing.T) {
 	if r.Evaluations > 100 {
 		t.Errorf("%d map evaluations, want at most 100", r.Evaluations)
 	}
-	if !r.Found || math.Abs(r.Scaled/2.8993-1) > 1e-4 {
-		t.Errorf("edge %.6f (found %v), want 2.8993 to 1e-4", r.Scaled, r.Found)
+	if r.Status != outcome.EdgeFound || math.Abs(r.Scaled/2.8993-1) > 1e-4 {
+		t.Errorf("edge %.6f (found %v), want 2.8993 to 1e-4", r.Scaled, (r.Status == outcome.EdgeFound))
 	}
 	if r.Mechanism != fixedpoint.BorderCollision || r.Branch != 59 || r.Radius >= 0.97 {
 		t.Errorf("ends on branch %d by %v, radius %.3f", r.Branch, r.Mechanism, r.Radius)
@@ -32,7 +33,7 @@ func TestEdgeRootEvaluations(t *testing.T) {
 	if !(r.Lo < r.Collision && r.Collision < r.Hi) || r.Hi-r.Lo > 1e-4*r.Hi || r.Period != r.Hi {
 		t.Errorf("collision %v, bracket [%v, %v], period %v", r.Collision, r.Lo, r.Hi, r.Period)
 	}
-	t.Logf("T* = %.6f, %d evaluations, %.3f s", r.Period, r.Evaluations, r.Seconds)
+	t.Logf("T* = %.6f, %d evaluations, %v", r.Period, r.Evaluations, r.Elapsed)
 }
 
 // The root and the search agree to the search's bracket, 1e-4, on the same
@@ -105,8 +106,8 @@ func TestEdgeRootFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Method != EdgeFallback || r.Fallback == "" || r.Found {
-		t.Errorf("method %q (%q), found %v at %.4f", r.Method, r.Fallback, r.Found, r.Scaled)
+	if r.Method != EdgeFallback || r.Fallback == "" || (r.Status == outcome.EdgeFound) {
+		t.Errorf("method %q (%q), found %v at %.4f", r.Method, r.Fallback, (r.Status == outcome.EdgeFound), r.Scaled)
 	}
 	// And without an edge, the root path follows the balanced state to
 	// the floor itself: k = 2.
@@ -114,25 +115,45 @@ func TestEdgeRootFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Method != EdgeRoot || r.Found || math.Abs(r.Scaled-0.05) > 1e-9 {
-		t.Errorf("k = 2: method %q (%q), found %v at %.4f", r.Method, r.Fallback, r.Found, r.Scaled)
+	if r.Method != EdgeRoot || (r.Status == outcome.EdgeFound) || math.Abs(r.Scaled-0.05) > 1e-9 {
+		t.Errorf("k = 2: method %q (%q), found %v at %.4f", r.Method, r.Fallback, (r.Status == outcome.EdgeFound), r.Scaled)
 	}
 }
 
-// Cancelling the context stops the computation within a map evaluation.
+// Cancelling the context stops the computation within a map evaluation:
+// the context is checked at every one, and after it is done no more are
+// made; the entry ends Interrupted.
 func TestEdgeCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	solves := 0
-	_, err := Edge(&Model{K: 5, Load: 0.9}, &EdgeSettings{Context: ctx, Progress: func(p EdgeProgress) {
-		if solves++; solves == 3 {
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
+	ctx := &countdown{Context: context.Background()}
+	ctx.left.Store(40)
+	r, err := Edge(&Model{K: 5, Load: 0.9}, &EdgeSettings{Run: outcome.Run{Context: ctx}})
+	if err != nil || r.Status != outcome.Interrupted || r.K != 5 {
+		t.Fatalf("%v, %v; want an interrupted entry", r, err)
 	}
-	if solves != 3 {
-		t.Errorf("%d solves reported, want the computation to stop at the third", solves)
+	if n := ctx.checks.Load(); n != 41 {
+		t.Errorf("the context was checked %d times, want 41: the computation goes on after it is done", n)
 	}
+}
+
+// countdown is a context that is done after a number of checks of Err.
+type countdown struct {
+	context.Context
+	left, checks atomic.Int64
+}
+
+func (c *countdown) Err() error {
+	c.checks.Add(1)
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *countdown) Done() <-chan struct{} {
+	if c.left.Load() < 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // The published model edges T*(1−λ)² (2.90 for k = 5, 0.99 and 0.96 for
@@ -25,13 +26,13 @@ func TestEdgePublished(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.want == 0 {
-			if r.Found || r.Scaled > 0.05+1e-9 {
+			if (r.Status == outcome.EdgeFound) || r.Scaled > 0.05+1e-9 {
 				t.Errorf("k=%d λ=%v: edge at %.4f, published: none down to 0.05", c.k, c.load, r.Scaled)
 			}
 			continue
 		}
-		if !r.Found || !within(r.Scaled, c.want, 0.01) {
-			t.Errorf("k=%d λ=%v: edge %.4f (found %v), published %v within 1%%", c.k, c.load, r.Scaled, r.Found, c.want)
+		if r.Status != outcome.EdgeFound || !within(r.Scaled, c.want, 0.01) {
+			t.Errorf("k=%d λ=%v: edge %.4f (found %v), published %v within 1%%", c.k, c.load, r.Scaled, (r.Status == outcome.EdgeFound), c.want)
 		}
 		// The branch ends in a border collision, with the spectral radius
 		// well below 1 (an eigenvalue test alone never finds it).
@@ -67,11 +68,11 @@ func TestEdgeLine(t *testing.T) {
 		ratio := r.Scaled / r.Line
 		switch r.Load {
 		case 0.9:
-			if !r.Found || math.Abs(ratio-1) > 0.10 {
+			if r.Status != outcome.EdgeFound || math.Abs(ratio-1) > 0.10 {
 				t.Errorf("λ=0.9 k=%d: edge %.4f, line %.2f (ratio %.3f)", r.K, r.Scaled, r.Line, ratio)
 			}
 		case 0.8:
-			if !r.Found || ratio <= 1 {
+			if r.Status != outcome.EdgeFound || ratio <= 1 {
 				t.Errorf("λ=0.8 k=%d: edge %.4f, line %.2f (ratio %.3f): not above", r.K, r.Scaled, r.Line, ratio)
 			}
 			worst = math.Max(worst, ratio-1)
@@ -88,20 +89,21 @@ func TestEdgeTableOrder(t *testing.T) {
 	ks := []int{2, 3}
 	loads := []float64{0.8, 0.9}
 	var finished atomic.Int32
-	one, err := EdgeTable(grid(ks, loads), &EdgeSettings{Workers: 1})
+	one, err := EdgeTable(grid(ks, loads), &EdgeSettings{Run: outcome.Run{Workers: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := EdgeTable(grid(ks, loads), &EdgeSettings{Workers: 4, Progress: func(p EdgeProgress) {
-		if p.Done != nil {
-			finished.Add(1)
+	many, err := EdgeTable(grid(ks, loads), &EdgeSettings{Run: outcome.Run{Workers: 4, Progress: func(done, total int64, _ string) {
+		if total != 4 || done < 1 || done > 4 {
+			t.Errorf("progress %d of %d", done, total)
 		}
-	}})
+		finished.Add(1)
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range one {
-		if one[i].K != ks[i%2] || one[i].Load != loads[i/2] || one[i].Scaled != many[i].Scaled || one[i].Found != many[i].Found {
+		if one[i].K != ks[i%2] || one[i].Load != loads[i/2] || one[i].Scaled != many[i].Scaled || (one[i].Status == outcome.EdgeFound) != (many[i].Status == outcome.EdgeFound) {
 			t.Errorf("entry %d: k=%d λ=%v %v vs k=%d λ=%v %v", i, one[i].K, one[i].Load, one[i].Scaled, many[i].K, many[i].Load, many[i].Scaled)
 		}
 	}
@@ -129,7 +131,7 @@ func TestEdgeBadInput(t *testing.T) {
 			t.Errorf("%+v accepted", *m)
 		}
 	}
-	for _, s := range []*EdgeSettings{{Floor: -1}, {Floor: 3, Top: 2}, {RelTol: 2}, {Workers: -1}} {
+	for _, s := range []*EdgeSettings{{Floor: -1}, {Floor: 3, Top: 2}, {RelTol: 2}, {Run: outcome.Run{Workers: -1}}} {
 		if _, err := Edge(&Model{K: 5, Load: 0.9}, s); err == nil {
 			t.Errorf("%+v accepted", *s)
 		}

@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Escape is the escape analysis of the balanced state at one refresh
@@ -72,7 +72,7 @@ var errNoBalanced = errors.New("staleboard: no stable balanced state")
 // threshold.
 func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 	evals := 0
-	thr := spec.TipThreshold(m.Period, m.Load)
+	thr := farm.TipThreshold(m.Period, m.Load)
 	f := &supportFunc{m: newMap(m.MapK(), m.Load, m.Period).boardOnly()}
 	for _, st := range [][]float64{start, {1}} {
 		if st == nil {
@@ -83,7 +83,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += fp.Solve.Evaluations
-		if fp.Status == solver.Converged && fp.Map.BoardMean <= thr {
+		if fp.Status == outcome.Converged && fp.Map.BoardMean <= thr {
 			ok, n, err := fixedpoint.Attracting(f.eval, fp.Board, 8)
 			evals += n
 			if err != nil {
@@ -100,13 +100,13 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += att.Iterations
-		if att.Kind == fixedpoint.FixedPoint && att.BoardMean <= thr {
+		if att.Status == outcome.FixedPoint && att.BoardMean <= thr {
 			fp, err := FixedPoint(m, &FixedPointSettings{Start: att.Boards[0]})
 			if err != nil {
 				return nil, evals, err
 			}
 			evals += fp.Solve.Evaluations
-			if fp.Status == solver.Converged {
+			if fp.Status == outcome.Converged {
 				return fp, evals, nil
 			}
 		}
@@ -135,7 +135,7 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 	n := support(fp.Board, noiseSupportTol)
 	x := append([]float64(nil), fp.Board[:n]...)
 	e.Balanced, e.BalancedMean = x, Mean(x)
-	thr := spec.TipThreshold(m.Period, m.Load)
+	thr := farm.TipThreshold(m.Period, m.Load)
 
 	// Linear noise around x*: Σ (one period) and C (stationary).
 	nz, err := mp.noise(x)

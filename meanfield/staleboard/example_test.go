@@ -46,7 +46,7 @@ func ExampleAttractor() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%v of period %d: mean time in system %.4g = %.3f·T\n", att.Kind, att.Period, att.Sojourn, att.Sojourn/m.Period)
+	fmt.Printf("%v of period %d: mean time in system %.4g = %.3f·T\n", att.Status, att.Period, att.Sojourn, att.Sojourn/m.Period)
 	// Output:
 	// cycle of period 2: mean time in system 441.4 = 0.401·T
 }

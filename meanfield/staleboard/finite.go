@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Finite-N edge search: P(T) = the probability of tipping within H
@@ -22,17 +22,12 @@ const (
 )
 
 // edgeGroup computes the entries members of models, which share k, λ and
-// tally: the N = ∞ edge once, then every finite N from one search.
-func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResult) error {
+// tally: the N = ∞ edge once, then every finite N from one search. It
+// calls finished with the index of every entry it has finished.
+func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResult, finished func(i int)) error {
 	base := models[members[0]]
 	base.Servers = 0
-	infEntry := -1 // the N = ∞ search is not itself an entry
-	for _, i := range members {
-		if models[i].Servers == 0 {
-			infEntry = i
-		}
-	}
-	inf, err := edge(&base, set, infEntry)
+	inf, err := edge(&base, set)
 	if err != nil {
 		return err
 	}
@@ -40,6 +35,7 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	for _, i := range members {
 		if models[i].Servers == 0 {
 			out[i] = inf
+			finished(i)
 		} else {
 			finite = append(finite, i)
 		}
@@ -52,7 +48,7 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	// The search starts at the N = ∞ edge (every system tips there), or at
 	// the floor when there is none.
 	t0 := inf.Period
-	if !inf.Found {
+	if inf.Status != outcome.EdgeFound {
 		t0 = set.Floor / scale
 	}
 	type point struct {
@@ -84,7 +80,7 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	// an entry whose P is below ½ there has no edge either.
 	p0 := map[int]float64{}
 	noEdge := map[int]bool{}
-	if !inf.Found {
+	if inf.Status != outcome.EdgeFound {
 		e, err := escapeAt(t0, from)
 		if err != nil {
 			return err
@@ -117,8 +113,9 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 	}
 	for _, i := range finite {
 		res := &EdgeResult{K: base.K, Load: base.Load, Tally: base.Tally, Line: inf.Line, Collision: math.NaN(),
-			Servers: models[i].Servers, Horizon: set.Horizon, Infinite: inf, Status: solver.Converged}
+			Servers: models[i].Servers, Horizon: set.Horizon, Infinite: inf}
 		if noEdge[i] {
+			res.Status = outcome.NoEdge
 			// As for N = ∞: no edge, Period and Scaled the floor.
 			res.Period, res.Lo, res.Hi = t0, t0, t0
 			res.Scaled = res.Period * scale
@@ -131,7 +128,7 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 			// the top of the grid as a lower bound.
 			res.Period, res.Lo, res.Hi = grid[len(grid)-1].T, grid[len(grid)-1].T, math.Inf(1)
 			res.Scaled = res.Period * scale
-			res.Status = solver.NotSettled
+			res.Status = outcome.AboveRange
 			out[i] = res
 			continue
 		}
@@ -159,18 +156,16 @@ func edgeGroup(models []Model, members []int, set *EdgeSettings, out []*EdgeResu
 				hi, phi = mid, p
 			}
 		}
-		res.Found = true
+		res.Status = outcome.EdgeFound
 		res.Lo, res.Hi = lo, hi
 		res.Period = lo + (hi-lo)*logitFraction(plo, phi)
 		res.Scaled = res.Period * scale
 		out[i] = res
 	}
-	sec := time.Since(start).Seconds()
+	elapsed := time.Since(start)
 	for _, i := range finite {
-		out[i].Escapes, out[i].Evaluations, out[i].Seconds = escapes, evals, sec
-		if set.Progress != nil {
-			set.Progress(EdgeProgress{Entry: i, Done: out[i]})
-		}
+		out[i].Escapes, out[i].Evaluations, out[i].Elapsed = escapes, evals, elapsed
+		finished(i)
 	}
 	return nil
 }
@@ -201,15 +196,16 @@ type TipSettings struct {
 }
 
 // TipResult is the finite-N tipping probability at one refresh period.
+// Its Status is Converged; Evaluations counts the map evaluations of the
+// escape analysis.
 type TipResult struct {
+	outcome.Outcome
 	// Horizon is H; Probability the probability of tipping within H
 	// periods from the balanced state, PerPeriod the same for one period.
 	Horizon                int
 	Probability, PerPeriod float64
 	// Escape is the N-independent analysis behind them.
 	Escape *Escape
-	// Status is Converged.
-	Status solver.Status
 }
 
 // TipProbability computes the probability that the model's system of
@@ -231,12 +227,13 @@ func TipProbability(m *Model, s *TipSettings) (*TipResult, error) {
 	if set.Horizon < 1 || set.Horizon > MaxHorizon {
 		return nil, param.Errorf("Horizon", "%d refresh periods, want 1..%d", set.Horizon, MaxHorizon)
 	}
+	start := time.Now()
 	base := *m
 	base.Servers = 0
 	e, err := NewEscape(&base, set.Start)
 	if err != nil {
 		return nil, err
 	}
-	return &TipResult{Horizon: set.Horizon, Escape: e, Status: solver.Converged,
-		Probability: e.TipProbability(m.Servers, set.Horizon), PerPeriod: e.TipProbability(m.Servers, 1)}, nil
+	return &TipResult{Outcome: outcome.Outcome{Status: outcome.Converged, Evaluations: e.Evaluations, Elapsed: time.Since(start)},
+		Horizon: set.Horizon, Escape: e, Probability: e.TipProbability(m.Servers, set.Horizon), PerPeriod: e.TipProbability(m.Servers, 1)}, nil
 }

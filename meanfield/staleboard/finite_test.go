@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // The timing part of the board noise sums the dispatchers' clock
@@ -92,7 +92,7 @@ func TestTipProbability(t *testing.T) {
 		t.Fatal(err)
 	}
 	near, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.01 * edge.Period, Servers: 100}, nil)
-	if err != nil || near.Status != solver.Converged {
+	if err != nil || near.Status != outcome.Converged {
 		t.Fatal(near, err)
 	}
 	far, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.3 * edge.Period, Servers: 100}, nil)
@@ -153,7 +153,7 @@ func TestFiniteEdgePublished(t *testing.T) {
 	prev := math.Inf(1)
 	for i, r := range res[1:] {
 		n := ns[i+1]
-		if !r.Found || r.Status != solver.Converged || r.Servers != n || r.Horizon != DefaultHorizon {
+		if r.Status != outcome.EdgeFound || r.Servers != n || r.Horizon != DefaultHorizon {
 			t.Fatalf("N = %d: %+v", n, r)
 		}
 		t.Logf("N = %d: T*(N)(1−λ)² = %.4f [%.4f, %.4f], %d escape analyses", n, r.Scaled, r.Lo*m1(0.9), r.Hi*m1(0.9), r.Escapes)
@@ -198,8 +198,8 @@ func TestFiniteNoEdge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Found || r.Infinite.Found || r.Status != solver.Converged {
-		t.Errorf("k = 2, N = 100: found %v (N = ∞: %v), status %v, scaled %v; want no edge", r.Found, r.Infinite.Found, r.Status, r.Scaled)
+	if r.Status != outcome.NoEdge || r.Infinite.Status != outcome.NoEdge {
+		t.Errorf("k = 2, N = 100: %v (N = ∞: %v), scaled %v; want no edge", r.Status, r.Infinite.Status, r.Scaled)
 	}
 	if math.Abs(r.Scaled-0.05) > 1e-12 {
 		t.Errorf("no edge: scaled %v, want the floor 0.05", r.Scaled)

@@ -3,9 +3,10 @@ package staleboard
 import (
 	"errors"
 	"math"
+	"time"
 
 	"github.com/fluidlb/fluid/fixedpoint"
-	"github.com/fluidlb/fluid/solver"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // supportFunc is the refresh map on the fixed support 0..len−1, as a
@@ -101,8 +102,13 @@ type FixedPointSettings struct {
 	Solve *fixedpoint.Settings
 }
 
-// FixedPointResult is a fixed point of the refresh-period map.
+// FixedPointResult is a fixed point of the refresh-period map. Its Status
+// is Converged when Board is a fixed point to the solver's tolerance (for
+// instance not where no balanced state exists and the iteration runs
+// toward the herd), otherwise how the solve ended; Evaluations counts the
+// map evaluations of the final solve.
 type FixedPointResult struct {
+	outcome.Outcome
 	// Board is p*, the board distribution at each refresh (the last
 	// iterate when the solve did not converge).
 	Board []float64
@@ -113,10 +119,6 @@ type FixedPointResult struct {
 	Solve *fixedpoint.Result
 	// Lost is the largest mass lost in one map evaluation during the solve.
 	Lost float64
-	// Status is Converged when Board is a fixed point to the solver's
-	// tolerance (for instance not where no balanced state exists and the
-	// iteration runs toward the herd).
-	Status solver.Status
 }
 
 // FixedPoint solves p = Φ_T(p) by Anderson acceleration on a support long
@@ -134,6 +136,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		return nil, err
 	}
 	mp.reference = ref
+	t0 := time.Now()
 	set := FixedPointSettings{}
 	if s != nil {
 		set = *s
@@ -165,7 +168,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		if err != nil {
 			return nil, err
 		}
-		if res.Status == fixedpoint.Converged && f.lost > 1e-12 && n < 1<<16 {
+		if res.Status == outcome.Converged && f.lost > 1e-12 && n < 1<<16 {
 			n *= 2
 			x = pad(res.X, n)
 			continue
@@ -174,7 +177,8 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		if err := final.eval(make([]float64, n), res.X); err != nil {
 			return nil, err
 		}
-		return &FixedPointResult{Board: res.X, Map: final.last, Solve: res, Lost: math.Max(f.lost, final.lost), Status: solver.FromFixedPoint(res.Status)}, nil
+		return &FixedPointResult{Outcome: outcome.Outcome{Status: res.Status, Evaluations: res.Evaluations, Elapsed: time.Since(t0)},
+			Board: res.X, Map: final.last, Solve: res, Lost: math.Max(f.lost, final.lost)}, nil
 	}
 }
 

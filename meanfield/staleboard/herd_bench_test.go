@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/cputime"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // herdBoard returns a board in the spread-start herd at period T (after
 // iters periods from spread:0.8T).
 func herdBoard(b *testing.B, m *Map, T float64, iters int) []float64 {
-	p, err := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * T)})
+	p, err := Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * T)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,8 +39,8 @@ type Map struct {
 	// come out NaN): a map used only for its next board (solves, orbits)
 	// saves the quadrature it needs.
 	noIntegral bool
-	// reference evolves every period by evolveRef, the reference path
-	// (tests compare the two).
+	// reference evolves every period by evolveReference, the reference
+	// path of the tests (map_ref_test.go), which compare the two.
 	reference bool
 
 	cache  map[passKey]*passWeights
@@ -169,11 +169,15 @@ func (m *Map) applyTo(p []float64, top int, mass float64, res *MapResult) {
 	next := res.Next[:0]
 	*res = MapResult{Next: next, Pass: s.V, PassStart: s.t[s.V], PassEnd: s.t[s.V] + s.L[s.V]}
 	if m.reference {
-		m.evolveRef(p, top, s, res)
+		evolveReference(m, p, top, s, res)
 		return
 	}
 	m.evolve(p, top, s, res)
 }
+
+// evolveReference is the reference evolution of a period, defined by the
+// tests (nil outside them: only they set Map.reference).
+var evolveReference func(m *Map, p []float64, top int, s *passes, res *MapResult)
 
 // passes is the schedule of a period: pass v starts at t[v] and lasts
 // L[v], v = 0..V, with V the pass in progress at T.

@@ -3,8 +3,8 @@ package staleboard
 import (
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/cputime"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // mapRow is one row of the map's cost targets: a map and the board it is
@@ -111,7 +111,7 @@ func BenchmarkMapCold(b *testing.B) {
 			name := map[float64]string{1100: "herd-T1100", 3000: "herd-T3000"}[T] + map[bool]string{false: "/window", true: "/ref"}[ref]
 			b.Run(name, func(b *testing.B) {
 				m := newMap(5, 0.9, T)
-				p, err := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+				p, err := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 				if err != nil {
 					b.Fatal(err)
 				}

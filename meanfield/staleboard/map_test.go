@@ -5,11 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // passByODE is the reference for one pass: the time change
@@ -192,7 +191,7 @@ func TestMapPublishedBoards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fp.Status != solver.Converged || !within(fp.Map.BoardMean, c.want, 0.01) {
+		if fp.Status != outcome.Converged || !within(fp.Map.BoardMean, c.want, 0.01) {
 			t.Errorf("k=%d T=%v: %v, board mean %.4f, published %v (within 1%%)", c.k, c.T, fp.Status, fp.Map.BoardMean, c.want)
 		}
 		if fp.Lost > 1e-12 {
@@ -207,8 +206,8 @@ func TestMapPublishedBoards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if att.Kind != fixedpoint.FixedPoint || att.Status != solver.Converged || !within(att.BoardMean, 15.9, 0.01) {
-		t.Errorf("k=5 T=20: %v (period %d), board mean %.4f, published 15.9", att.Kind, att.Period, att.BoardMean)
+	if att.Status != outcome.FixedPoint || !within(att.BoardMean, 15.9, 0.01) {
+		t.Errorf("k=5 T=20: %v (period %d), board mean %.4f, published 15.9", att.Status, att.Period, att.BoardMean)
 	}
 	m, err := NewMap(model)
 	if err != nil {
@@ -226,7 +225,7 @@ func TestMapPublishedBoards(t *testing.T) {
 func TestMapConservesMass(t *testing.T) {
 	// Mass out + mass lost = mass in, to rounding, for starts of every
 	// kind and periods that cut passes anywhere.
-	starts := []spec.Start{{}, {Kind: spec.Balanced, Jobs: 7}, {Kind: spec.Half, Jobs: 40}, {Kind: spec.Spread, Jobs: 30}}
+	starts := []farm.Start{{}, {Kind: farm.Balanced, Jobs: 7}, {Kind: farm.Half, Jobs: 40}, {Kind: farm.Spread, Jobs: 30}}
 	for _, k := range []int{1, 3, 8} {
 		for _, T := range []float64{0.7, 13.3, 250} {
 			m, err := NewMap(&Model{K: k, Load: 0.85, Period: T})
@@ -287,10 +286,10 @@ func TestMapBadInput(t *testing.T) {
 			t.Errorf("board %v accepted", p)
 		}
 	}
-	if _, err := Board(spec.Start{Kind: spec.Hot, Jobs: 3200}); err == nil {
+	if _, err := Board(farm.Start{Kind: farm.Hot, Jobs: 3200}); err == nil {
 		t.Error("a hot server accepted at N = ∞")
 	}
-	if _, err := Board(spec.Start{Kind: spec.Half, Jobs: MaxStartJobs + 1}); err == nil {
+	if _, err := Board(farm.Start{Kind: farm.Half, Jobs: MaxStartJobs + 1}); err == nil {
 		t.Error("a start beyond MaxStartJobs accepted")
 	}
 	if _, err := Attractor(&Model{K: 3, Load: 0.9, Period: 10}, &AttractorSettings{Tol: -1}); err == nil {
@@ -319,7 +318,7 @@ func TestBistability(t *testing.T) {
 	}
 	for _, T := range periods {
 		m := &Model{K: 5, Load: 0.9, Period: T}
-		half, _ := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * T)})
+		half, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 		// 300 periods: the herd at T = 400 keeps wandering (it is reported
 		// as not settled, its mean over the last 100 periods is the herd's).
 		att, err := Attractor(m, &AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
@@ -327,14 +326,14 @@ func TestBistability(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !within(att.Sojourn, 0.40*T, 0.02) {
-			t.Errorf("T=%v: half-loaded start: %v, mean time %.2f = %.4f·T, want 0.40·T within 2%%", T, att.Kind, att.Sojourn, att.Sojourn/T)
+			t.Errorf("T=%v: half-loaded start: %v, mean time %.2f = %.4f·T, want 0.40·T within 2%%", T, att.Status, att.Sojourn, att.Sojourn/T)
 		}
 		bal, err := Attractor(m, &AttractorSettings{Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bal.Kind != fixedpoint.FixedPoint || bal.Sojourn >= 10 {
-			t.Errorf("T=%v: balanced start: %v, mean time %.3f, want a fixed point in single digits", T, bal.Kind, bal.Sojourn)
+		if bal.Status != outcome.FixedPoint || bal.Sojourn >= 10 {
+			t.Errorf("T=%v: balanced start: %v, mean time %.3f, want a fixed point in single digits", T, bal.Status, bal.Sojourn)
 		}
 		if att.Lost > 1e-12 || bal.Lost > 1e-12 {
 			t.Errorf("T=%v: lost mass %g / %g", T, att.Lost, bal.Lost)
@@ -389,19 +388,19 @@ func TestSpreadStartTransient(t *testing.T) {
 		t.Skip("up to 3,000 herd periods of the map")
 	}
 	for _, T := range []float64{3000, 1100} {
-		start, _ := Board(spec.Start{Kind: spec.Spread, Jobs: int(0.8 * T)})
+		start, _ := Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * T)})
 		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: T}, &AttractorSettings{Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}
 		first, last := att.Phases[0], att.Phases[len(att.Phases)-1]
 		t.Logf("T = %v: %v of period %d after %d periods; transient %d periods at %.3f·T (sd %.3f·T), then %.4f·T",
-			T, att.Kind, att.Period, att.Iterations, att.Transient, first.Mean/T, first.StdDev/T, att.Sojourn/T)
+			T, att.Status, att.Period, att.Iterations, att.Transient, first.Mean/T, first.StdDev/T, att.Sojourn/T)
 		if first.To < 100 || first.Mean < 0.55*T || first.Mean > 0.67*T {
 			t.Errorf("T = %v: transient of %d periods at %.3f·T, want 100 or more near 0.6·T", T, first.To, first.Mean/T)
 		}
-		if att.Kind != fixedpoint.NotSettled && (att.Kind != fixedpoint.Cycle || att.Period != 2 || !within(att.Sojourn, 0.40*T, 0.02) || last.From != att.Transient) {
-			t.Errorf("T = %v: settled on a %v of period %d at %.4f·T, want the 0.40·T two-cycle", T, att.Kind, att.Period, att.Sojourn/T)
+		if att.Status != outcome.NotSettled && (att.Status != outcome.Cycle || att.Period != 2 || !within(att.Sojourn, 0.40*T, 0.02) || last.From != att.Transient) {
+			t.Errorf("T = %v: settled on a %v of period %d at %.4f·T, want the 0.40·T two-cycle", T, att.Status, att.Period, att.Sojourn/T)
 		}
 	}
 }

@@ -6,9 +6,8 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/fluidlb/fluid/fixedpoint"
-	"github.com/fluidlb/fluid/solver"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // Tolerances of the window evolution against the reference path
@@ -39,7 +38,7 @@ type mapCase struct {
 	k     int
 	load  float64
 	T     float64
-	start spec.Start
+	start farm.Start
 	iters int // periods iterated from the start before comparing
 }
 
@@ -160,8 +159,8 @@ func TestLegendreRules(t *testing.T) {
 // herds) and boards (starts, and boards a few periods on).
 func TestWindowMatchesReference(t *testing.T) {
 	var cases []mapCase
-	starts := func(T float64) []spec.Start {
-		return []spec.Start{{}, {Kind: spec.Balanced, Jobs: 7}, {Kind: spec.Half, Jobs: max(1, int(0.1*T))}, {Kind: spec.Spread, Jobs: max(1, int(0.8*T))}}
+	starts := func(T float64) []farm.Start {
+		return []farm.Start{{}, {Kind: farm.Balanced, Jobs: 7}, {Kind: farm.Half, Jobs: max(1, int(0.1*T))}, {Kind: farm.Spread, Jobs: max(1, int(0.8*T))}}
 	}
 	for _, k := range []int{1, 2, 3, 5, 8} {
 		for _, load := range []float64{0.5, 0.9, 0.95} {
@@ -175,22 +174,22 @@ func TestWindowMatchesReference(t *testing.T) {
 	// Long periods: the balanced fixed point and the herds of the
 	// published rows.
 	cases = append(cases,
-		mapCase{5, 0.9, 400, spec.Start{}, 60},
-		mapCase{1, 0.9, 600, spec.Start{}, 30},
-		mapCase{5, 0.9, 20, spec.Start{}, 40},
-		mapCase{5, 0.9, 400, spec.Start{Kind: spec.Half, Jobs: 40}, 10},
-		mapCase{5, 0.9, 1100, spec.Start{Kind: spec.Half, Jobs: 110}, 20},
-		mapCase{5, 0.9, 1100, spec.Start{Kind: spec.Spread, Jobs: 880}, 20},
-		mapCase{3, 0.8, 700, spec.Start{Kind: spec.Spread, Jobs: 560}, 5},
-		mapCase{10, 0.95, 900, spec.Start{Kind: spec.Half, Jobs: 90}, 5},
-		mapCase{20, 0.9, 30, spec.Start{Kind: spec.Half, Jobs: 3}, 3},
-		mapCase{50, 0.8, 10, spec.Start{Kind: spec.Spread, Jobs: 8}, 2},
-		mapCase{5, 0.9, 0.01, spec.Start{}, 3},
-		mapCase{1, 0.99, 2000, spec.Start{Kind: spec.Half, Jobs: 200}, 3},
+		mapCase{5, 0.9, 400, farm.Start{}, 60},
+		mapCase{1, 0.9, 600, farm.Start{}, 30},
+		mapCase{5, 0.9, 20, farm.Start{}, 40},
+		mapCase{5, 0.9, 400, farm.Start{Kind: farm.Half, Jobs: 40}, 10},
+		mapCase{5, 0.9, 1100, farm.Start{Kind: farm.Half, Jobs: 110}, 20},
+		mapCase{5, 0.9, 1100, farm.Start{Kind: farm.Spread, Jobs: 880}, 20},
+		mapCase{3, 0.8, 700, farm.Start{Kind: farm.Spread, Jobs: 560}, 5},
+		mapCase{10, 0.95, 900, farm.Start{Kind: farm.Half, Jobs: 90}, 5},
+		mapCase{20, 0.9, 30, farm.Start{Kind: farm.Half, Jobs: 3}, 3},
+		mapCase{50, 0.8, 10, farm.Start{Kind: farm.Spread, Jobs: 8}, 2},
+		mapCase{5, 0.9, 0.01, farm.Start{}, 3},
+		mapCase{1, 0.99, 2000, farm.Start{Kind: farm.Half, Jobs: 200}, 3},
 	)
 	if !testing.Short() {
-		cases = append(cases, mapCase{5, 0.9, 3000, spec.Start{Kind: spec.Half, Jobs: 300}, 20},
-			mapCase{5, 0.9, 3000, spec.Start{Kind: spec.Spread, Jobs: 2400}, 20})
+		cases = append(cases, mapCase{5, 0.9, 3000, farm.Start{Kind: farm.Half, Jobs: 300}, 20},
+			mapCase{5, 0.9, 3000, farm.Start{Kind: farm.Spread, Jobs: 2400}, 20})
 	}
 	var worst [4]float64
 	var worstCase [4]mapCase
@@ -247,10 +246,10 @@ func TestWindowPassMatchesRecursion(t *testing.T) {
 // union bound stay below flushTol.
 func TestFlushLevelsBound(t *testing.T) {
 	for _, c := range []mapCase{
-		{5, 0.9, 400, spec.Start{}, 60},
-		{5, 0.9, 1100, spec.Start{Kind: spec.Spread, Jobs: 880}, 20},
-		{3, 0.5, 120, spec.Start{Kind: spec.Half, Jobs: 12}, 3},
-		{1, 0.95, 600, spec.Start{}, 30},
+		{5, 0.9, 400, farm.Start{}, 60},
+		{5, 0.9, 1100, farm.Start{Kind: farm.Spread, Jobs: 880}, 20},
+		{3, 0.5, 120, farm.Start{Kind: farm.Half, Jobs: 12}, 3},
+		{1, 0.95, 600, farm.Start{}, 30},
 	} {
 		m := newMap(c.k, c.load, c.T)
 		p := c.board(t, m)
@@ -365,8 +364,8 @@ func TestPMFs(t *testing.T) {
 // window evolution allocates nothing (Apply allocates its result).
 func TestWindowNoAllocation(t *testing.T) {
 	for _, c := range []mapCase{
-		{5, 0.9, 400, spec.Start{}, 60},
-		{5, 0.9, 1100, spec.Start{Kind: spec.Half, Jobs: 110}, 20},
+		{5, 0.9, 400, farm.Start{}, 60},
+		{5, 0.9, 1100, farm.Start{Kind: farm.Half, Jobs: 110}, 20},
 	} {
 		m := newMap(c.k, c.load, c.T)
 		p := c.board(t, m)
@@ -392,16 +391,16 @@ func TestWindowNoAllocation(t *testing.T) {
 func TestAttractorsMatchReference(t *testing.T) {
 	type attCase struct {
 		model Model
-		start spec.Start
+		start farm.Start
 		iter  int
 	}
 	cases := []attCase{
-		{Model{K: 5, Load: 0.9, Period: 20}, spec.Start{}, 0},
-		{Model{K: 5, Load: 0.9, Period: 400}, spec.Start{}, 300},
-		{Model{K: 1, Load: 0.9, Period: 1100}, spec.Start{Kind: spec.Half, Jobs: 110}, 300},
+		{Model{K: 5, Load: 0.9, Period: 20}, farm.Start{}, 0},
+		{Model{K: 5, Load: 0.9, Period: 400}, farm.Start{}, 300},
+		{Model{K: 1, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300},
 	}
 	if !testing.Short() {
-		cases = append(cases, attCase{Model{K: 5, Load: 0.9, Period: 1100}, spec.Start{Kind: spec.Half, Jobs: 110}, 300})
+		cases = append(cases, attCase{Model{K: 5, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300})
 	}
 	for _, c := range cases {
 		start, err := Board(c.start)
@@ -419,10 +418,10 @@ func TestAttractorsMatchReference(t *testing.T) {
 		}
 		name := fmt.Sprintf("k=%d T=%v %v", c.model.K, c.model.Period, c.start)
 		t.Logf("%s: %v of period %d after %d periods (reference %v/%d/%d), mean time %.10g, board mean %.10g, relative differences %.1e, %.1e",
-			name, got.Kind, got.Period, got.Iterations, want.Kind, want.Period, want.Iterations, got.Sojourn, got.BoardMean,
+			name, got.Status, got.Period, got.Iterations, want.Status, want.Period, want.Iterations, got.Sojourn, got.BoardMean,
 			math.Abs(got.Sojourn/want.Sojourn-1), math.Abs(got.BoardMean/want.BoardMean-1))
-		if got.Kind != want.Kind || got.Period != want.Period || got.Status != want.Status {
-			t.Errorf("%s: %v of period %d (%v), reference %v of period %d (%v)", name, got.Kind, got.Period, got.Status, want.Kind, want.Period, want.Status)
+		if got.Status != want.Status || got.Period != want.Period {
+			t.Errorf("%s: %v of period %d, reference %v of period %d", name, got.Status, got.Period, want.Status, want.Period)
 		}
 		if math.Abs(float64(got.Iterations-want.Iterations)) > 2 {
 			t.Errorf("%s: settled after %d periods, reference %d", name, got.Iterations, want.Iterations)
@@ -445,7 +444,7 @@ func TestAttractorsMatchReference(t *testing.T) {
 		}
 		t.Logf("k=%d T=%v: fixed point, board mean %.10g, mean time %.10g, relative differences %.1e, %.1e", model.K, model.Period,
 			got.Map.BoardMean, got.Map.Sojourn, math.Abs(got.Map.BoardMean/want.Map.BoardMean-1), math.Abs(got.Map.Sojourn/want.Map.Sojourn-1))
-		if got.Status != solver.Converged || want.Status != solver.Converged ||
+		if got.Status != outcome.Converged || want.Status != outcome.Converged ||
 			!within(got.Map.BoardMean, want.Map.BoardMean, 1e-9) || !within(got.Map.Sojourn, want.Map.Sojourn, 1e-9) {
 			t.Errorf("k=%d T=%v: fixed point %v, board mean %.12g, mean time %.12g; reference %v, %.12g, %.12g",
 				model.K, model.Period, got.Status, got.Map.BoardMean, got.Map.Sojourn, want.Status, want.Map.BoardMean, want.Map.Sojourn)
@@ -470,14 +469,14 @@ func TestPublishedNumbers(t *testing.T) {
 		}{3000, 1201.3})
 	}
 	for _, c := range herd {
-		start, _ := Board(spec.Start{Kind: spec.Half, Jobs: int(0.1 * c.T)})
+		start, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * c.T)})
 		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: c.T}, &AttractorSettings{Start: start, Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("T=%v: %v of period %d, mean time %.4f = %.4f·T", c.T, att.Kind, att.Period, att.Sojourn, att.Sojourn/c.T)
-		if att.Kind != fixedpoint.Cycle || att.Period != 2 || math.Abs(att.Sojourn-c.want) > 0.05 {
-			t.Errorf("T=%v: %v of period %d, mean time %.4f, published %v", c.T, att.Kind, att.Period, att.Sojourn, c.want)
+		t.Logf("T=%v: %v of period %d, mean time %.4f = %.4f·T", c.T, att.Status, att.Period, att.Sojourn, att.Sojourn/c.T)
+		if att.Status != outcome.Cycle || att.Period != 2 || math.Abs(att.Sojourn-c.want) > 0.05 {
+			t.Errorf("T=%v: %v of period %d, mean time %.4f, published %v", c.T, att.Status, att.Period, att.Sojourn, c.want)
 		}
 	}
 	for _, c := range []struct {
@@ -497,7 +496,7 @@ func TestPublishedNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if att.Kind != fixedpoint.FixedPoint || math.Abs(att.BoardMean-15.908) > 5e-4 {
-		t.Errorf("k=5 T=20: %v, board mean %.5f, published 15.908", att.Kind, att.BoardMean)
+	if att.Status != outcome.FixedPoint || math.Abs(att.BoardMean-15.908) > 5e-4 {
+		t.Errorf("k=5 T=20: %v, board mean %.5f, published 15.908", att.Status, att.BoardMean)
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // Model.Validate on any input: it validates or returns a *param.Error
@@ -49,7 +49,7 @@ func FuzzModelValidate(f *testing.F) {
 		case err != nil || m.Period <= 0 || m.Servers != 0 || mp.K != m.MapK():
 			t.Fatalf("NewMap(%+v) = %+v; Validate: %v", m, mp, err)
 		}
-		st := spec.Start{Kind: spec.StartKind(startKind), Jobs: jobs}
+		st := farm.Start{Kind: farm.StartKind(startKind), Jobs: jobs}
 		p, berr := Board(st)
 		if berr != nil {
 			var pe *param.Error

@@ -1,8 +1,8 @@
 package staleboard
 
 import (
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
 )
 
 // MaxStartJobs bounds the queue lengths of a start: a board distribution
@@ -14,7 +14,7 @@ const MaxStartJobs = 1 << 20
 // servers at 0 and half at B; spread:S spreads them evenly over 0..S. A
 // single hot server weighs nothing among infinitely many and is refused
 // (simulate it instead).
-func Board(s spec.Start) ([]float64, error) {
+func Board(s farm.Start) ([]float64, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -22,18 +22,18 @@ func Board(s spec.Start) ([]float64, error) {
 		return nil, param.Errorf("Start", "%v: queue lengths above %d do not fit a board distribution", s, MaxStartJobs)
 	}
 	switch s.Kind {
-	case spec.Empty:
+	case farm.Empty:
 		return []float64{1}, nil
-	case spec.Balanced:
+	case farm.Balanced:
 		p := make([]float64, s.Jobs+1)
 		p[s.Jobs] = 1
 		return p, nil
-	case spec.Half:
+	case farm.Half:
 		p := make([]float64, s.Jobs+1)
 		p[0] += 0.5
 		p[s.Jobs] += 0.5
 		return p, nil
-	case spec.Spread:
+	case farm.Spread:
 		p := make([]float64, s.Jobs+1)
 		for i := range p {
 			p[i] = 1 / float64(s.Jobs+1)

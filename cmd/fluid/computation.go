@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/fluidlb/fluid/outcome"
+)
+
+// A computation is how every command runs its work, the same way: a watch
+// on SIGINT and SIGTERM that cancels the work's context, a progress bar on
+// stderr (shown on a terminal only) fed by the work's outcome.Progress,
+// and one rule for what the way it ended means for the command's exit
+// (ended).
+type computation struct {
+	stderr io.Writer
+	label  string // the bar's label
+	// least is the smallest total that shows a bar: short work shows none.
+	least int64
+	// work: the bar counts units of the work's own (plot's figures): it
+	// shows the percentage and the times, no count.
+	work bool
+	w    *watch // nil: no signal handling (the work cannot be cancelled)
+	mu   sync.Mutex
+	bar  *progress
+}
+
+// startComputation starts watching for signals; at one it prints
+// "fluid: SIGNAL: " + onSignal and cancels the context of run. label names
+// the progress bar. With onSignal "" it watches nothing: for work that
+// cannot stop early, which a signal then ends at once.
+func startComputation(stderr io.Writer, label, onSignal string) *computation {
+	c := &computation{stderr: stderr, label: label}
+	if onSignal != "" {
+		c.w = watchInterrupts(stderr, onSignal)
+	}
+	return c
+}
+
+// run is the outcome.Run the work takes: the watch's context, workers
+// goroutines (0: every core), and the progress bar.
+func (c *computation) run(workers int) outcome.Run {
+	r := outcome.Run{Workers: workers, Progress: c.progress}
+	if c.w != nil {
+		r.Context = c.w.ctx
+	}
+	return r
+}
+
+// progress shows done of total on the bar (created at the first call
+// whose total reaches least); with a note, the note is the bar's label.
+// It is safe for concurrent use.
+func (c *computation) progress(done, total int64, note string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bar == nil {
+		if total < c.least || total <= 0 {
+			return
+		}
+		if c.work {
+			c.bar = newWorkProgress(c.stderr, int(total), c.label)
+		} else {
+			c.bar = newProgress(c.stderr, int(total), c.label)
+		}
+	}
+	if note != "" && c.bar.bar != nil {
+		c.bar.bar.Describe(shorten(note, 40))
+	}
+	c.bar.set(int(done), int(total))
+}
+
+// done finishes the progress bar, so that what follows on stderr starts
+// on a clean line.
+func (c *computation) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bar != nil {
+		c.bar.done()
+		c.bar = nil
+	}
+}
+
+// stop finishes the bar and releases the signal handler.
+func (c *computation) stop() {
+	c.done()
+	if c.w != nil {
+		c.w.stop()
+	}
+}
+
+// halted is the error of work a signal stopped, once what it finished is
+// printed (what says what that was): exit status 128 + the signal.
+func (c *computation) halted(format string, a ...any) error {
+	return &stopped{c.w.caught(), fmt.Sprintf(format, a...)}
+}
+
+// ended is the rule every command follows once its report is written: nil
+// when the work delivered its answer (a status for which OK holds), a
+// halted error when a signal interrupted it (finished says what was kept),
+// and otherwise ended's error.
+func (c *computation) ended(s outcome.Status, failed, finished string) error {
+	if s == outcome.Interrupted {
+		return c.halted("%s", finished)
+	}
+	return ended(s, failed)
+}
+
+// ended is the exit of work whose report is written: nil when it delivered
+// its answer, and otherwise an error saying what the report holds instead
+// (failed), with the status — exit status 1, never 0 with a number shown
+// as a limit.
+func ended(s outcome.Status, failed string) error {
+	if s.OK() {
+		return nil
+	}
+	return fmt.Errorf("%s (status %s)", failed, s.Name())
+}
+
+// reportStatus is a status as the reports state convergence: its name,
+// except that an attractor found (a fixed point or a cycle) is converged —
+// the report's attractor field says which.
+func reportStatus(s outcome.Status) string {
+	if s == outcome.FixedPoint || s == outcome.Cycle {
+		return outcome.Converged.Name()
+	}
+	return s.Name()
+}

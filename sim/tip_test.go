@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/fluidlb/fluid/farm"
+)
+
+// A run of Horizon refresh periods ends at its last refresh, and with
+// StopAtTip at its first tip: at k = 5, λ = 0.9, T = 100 (far below the
+// edge, T(1−λ)² = 1) every run tips, within a few periods; at T = 600
+// (2·T*) no balanced run does.
+func TestHorizonAndTip(t *testing.T) {
+	base := config{Model: Model{Servers: 50, Load: 0.9, Dispatchers: 5, Policy: farm.Policy{Kind: farm.Tally}}, Settings: Settings{Reps: 4, Seed: 3}}
+	c := base
+	c.Period, c.Horizon, c.StopAtTip = 100, 40, true
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thr := farm.TipThreshold(100, 0.9)
+	for i, r := range res.Reps {
+		if !r.Tipped || r.TippedAt < 1 || r.TippedAt >= 40 || r.Periods != r.TippedAt || r.Time != float64(r.TippedAt)*100 {
+			t.Errorf("T = 100, rep %d: tipped %v at %d after %d periods, time %v", i, r.Tipped, r.TippedAt, r.Periods, r.Time)
+		}
+	}
+	if res.Tipped != 4 {
+		t.Errorf("T = 100: %d of 4 tipped", res.Tipped)
+	}
+	c = base
+	c.Period, c.Horizon, c.Series = 600, 6, true
+	res, err = run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Reps {
+		if r.Tipped || r.Periods != 6 || r.Time != 3600 || len(r.Boards) != 7 {
+			t.Errorf("T = 600, rep %d: tipped %v, %d periods, time %v, %d boards", i, r.Tipped, r.Periods, r.Time, len(r.Boards))
+		}
+		for _, b := range r.Boards[1:] {
+			if b > thr {
+				t.Errorf("rep %d: board mean %v above the threshold without a tip", i, b)
+			}
+		}
+	}
+	if res.Sojourn.Mean <= 0 || res.Jobs == 0 {
+		t.Errorf("a horizon run measures the jobs that complete: %+v", res.Sojourn)
+	}
+}
+
+// An explicit initial state is simulated as given, and RecordFinal keeps
+// the queue lengths at the end: with no arrivals to speak of (λ tiny) and
+// exponential services, a server holding q jobs holds at most q at the
+// end.
+func TestQueuesAndFinal(t *testing.T) {
+	q := []int32{0, 3, 7, 1}
+	res, err := run(config{Model: Model{Servers: 4, Load: 1e-9, Period: 0.5, Queues: q}, Settings: Settings{Horizon: 1, RecordFinal: true, Reps: 2, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Reps {
+		if len(r.FinalQueues) != 4 {
+			t.Fatalf("final queues %v", r.FinalQueues)
+		}
+		for i, f := range r.FinalQueues {
+			if f > q[i] || (q[i] > 0 && f == 0 && q[i] > 5) {
+				t.Errorf("server %d: %d at the start, %d at the end", i, q[i], f)
+			}
+		}
+	}
+	for _, bad := range []config{
+		{Model: Model{Servers: 4, Load: 0.5, Queues: []int32{1, 2}}},
+		{Model: Model{Servers: 2, Load: 0.5, Queues: []int32{1, -2}}},
+		{Model: Model{Servers: 2, Load: 0.5, Queues: []int32{1, 2}, Start: farm.Start{Kind: farm.Half, Jobs: 3}}},
+		{Model: Model{Servers: 2, Load: 0.5}, Settings: Settings{Horizon: 3}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{Horizon: 3, Jobs: 10}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{StopAtTip: true}},
+		{Model: Model{Servers: 2, Load: 0.5, Period: 1}, Settings: Settings{Horizon: -1}},
+	} {
+		if _, err := run(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
