@@ -193,6 +193,21 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 	d.Pi[0] = GTH(u)
 	for n := 1; n <= L; n++ {
 		d.Pi[n] = rowTimes(d.Pi[n-1], rs[n-1])
+		// Unnormalised levels can grow past the range of floating point
+		// (M/M/N: π_n ∝ (λN)^n/n!, 10⁴¹² at N = 1,000); rescaling every
+		// level so far keeps the largest at 1 (those that underflow are
+		// below 10⁻³⁰⁸ of it).
+		var big float64
+		for _, v := range d.Pi[n] {
+			big = math.Max(big, v)
+		}
+		if big > 1e100 {
+			for k := 0; k <= n; k++ {
+				for i := range d.Pi[k] {
+					d.Pi[k][i] /= big
+				}
+			}
+		}
 	}
 	total := 0.0
 	for _, p := range d.Pi {

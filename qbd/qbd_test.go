@@ -81,7 +81,7 @@ func TestErlangC(t *testing.T) {
 	for _, c := range []struct {
 		servers int
 		load    float64
-	}{{1, 0.5}, {2, 0.8}, {10, 0.9}, {100, 0.9}, {100, 0.99}, {500, 0.95}} {
+	}{{1, 0.5}, {2, 0.8}, {10, 0.9}, {100, 0.9}, {100, 0.99}, {500, 0.95}, {2000, 0.95}} {
 		t.Run("", func(t *testing.T) {
 			lam := c.load * float64(c.servers)
 			d, err := Stationary(mmc(lam, 1, c.servers), nil)
