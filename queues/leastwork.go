@@ -104,6 +104,7 @@ type LeastWorkResult struct {
 //   - exact: the probability of arriving to share a busy server is
 //     P(W > 0), and the least work found has the M/H2/N law, because
 //     the remaining-work processes, hence the choices, are those of FCFS;
+//
 //   - approximated: the time in system. A job that finds work W > 0
 //     is taken to share with one job of remaining size W and with nobody
 //     else until one of the two leaves. A new job of size x then stays
