@@ -99,26 +99,29 @@ type LeastWorkResult struct {
 //
 //	P(W > 0) = P(n ≥ N),   E[W] = E[(n − N)⁺]/(λN),   E[T] = 1 + E[W].
 //
-// Under FCFS that is the farm, exactly. Under PS:
+// Under FCFS that is the farm, exactly.
 //
-//   - exact: the probability of arriving to share a busy server is
-//     P(W > 0), and the least work found has the M/H2/N law, because
-//     the remaining-work processes, hence the choices, are those of FCFS;
+// Under PS what is exact is the probability of arriving to share a busy
+// server, P(W > 0), and the law of the least work found, W: a busy server
+// works at rate 1 whatever it shares, so the remaining-work processes,
+// hence the dispatcher's choices, are those of FCFS. What is approximated
+// is the time in system: a job that finds work W > 0 is taken to share
+// with one job of remaining size W and with nobody else until one of the
+// two leaves. A new job of size x then stays x + min(x, W) and the old job
+// is delayed by min(x, W), so each arrival adds 2·min(S, W) to the total
+// time in system:
 //
-//   - approximated: the time in system. A job that finds work W > 0
-//     is taken to share with one job of remaining size W and with nobody
-//     else until one of the two leaves. A new job of size x then stays
-//     x + min(x, W) and the old job is delayed by min(x, W), so each
-//     arrival adds 2·min(S, W) to the total time in system and
+//	E[T] ≈ 1 + 2·E[min(S, W)] = 1 + 2·Σ_c p_c·(1 − E[e^{−μ_c W}])/μ_c,
 //
-//     E[T] ≈ 1 + 2·E[min(S, W)] = 1 + 2·Σ_c p_c·(1 − E[e^{−μ_c W}])/μ_c,
-//
-//     where E[e^{−sW}] = P(n < N) + Σ_{m≥0} π_{N+m}·H(s)^{m+1}·1 with
-//     H(s) = (sI − D₀)⁻¹·D₁ the transform of the time between two
-//     completions of the busy farm (D₀ the diagonal of the completion
-//     rates, D₁ the completions with the next job's start). Under FCFS the
-//     same accounting adds W per arrival, the exact answer. How close the
-//     approximation comes is measured against the simulator in the tests.
+// with E[e^{−sW}] = P(n < N) + Σ_{m≥0} π_{N+m}·H(s)^{m+1}·1, H(s) =
+// (sI − D₀)⁻¹·D₁ the transform of the time between two completions of the
+// busy farm (D₀ the diagonal of the completion rates, D₁ the completions
+// with the next job's start). Under FCFS the same accounting adds W per
+// arrival, the exact answer. Against the simulator at N = 100, λ = 0.9 it
+// is within the simulation's interval at SCV 1 and 4 (1.0394 against
+// 1.0399 ± 0.0026; 1.0604 against 1.0669 ± 0.0082) and 6% low at SCV 30
+// (1.108 against 1.174 ± 0.038): with heavy sizes a busy server more
+// often shares with more than one job.
 func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 	start := time.Now()
 	if err := m.Validate(); err != nil {
