@@ -59,6 +59,6 @@ func ExampleCrossing() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%v at %.6f\n", r.Status, r.X)
-	// Output: edge found at 1.414214
+	fmt.Printf("%v at %.5f\n", r.Status, r.X)
+	// Output: edge found at 1.41421
 }
