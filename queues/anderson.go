@@ -5,7 +5,6 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"gonum.org/v1/gonum/mat"
 )
 
 // anderson finds the fixed point of the map g on probability vectors by
@@ -24,8 +23,17 @@ func anderson(g func(dst, x []float64), x0 []float64, mem int, tol float64, maxI
 	x := append([]float64(nil), x0...)
 	gx := make([]float64, n)
 	f := make([]float64, n)
-	var dF, dG [][]float64
-	var fPrev, gPrev []float64
+	fPrev, gPrev := make([]float64, n), make([]float64, n)
+	// The last mem differences of f and of g, in a ring (cols[k] for the
+	// k-th oldest), and the least-squares matrix's storage.
+	ringF, ringG := make([][]float64, mem), make([][]float64, mem)
+	for k := range ringF {
+		ringF[k], ringG[k] = make([]float64, n), make([]float64, n)
+	}
+	head, count := 0, 0
+	havePrev := false
+	colsF, colsG := make([][]float64, 0, mem), make([][]float64, 0, mem)
+	lsq := make([]float64, n*mem)
 	best := math.Inf(1)
 	for it := 1; it <= maxIter; it++ {
 		if run.Stopped() {
@@ -45,45 +53,47 @@ func anderson(g func(dst, x []float64), x0 []float64, mem int, tol float64, maxI
 			return gx, it, r, outcome.Converged
 		}
 		if r > 10*best {
-			dF, dG, fPrev = nil, nil, nil
+			count, havePrev = 0, false
 		}
 		best = math.Min(best, r)
-		if fPrev != nil {
-			df, dg := make([]float64, n), make([]float64, n)
+		if havePrev {
+			df, dg := ringF[head], ringG[head]
 			for i := range df {
 				df[i] = f[i] - fPrev[i]
 				dg[i] = gx[i] - gPrev[i]
 			}
-			dF, dG = append(dF, df), append(dG, dg)
-			if len(dF) > mem {
-				dF, dG = dF[1:], dG[1:]
-			}
-		} else {
-			fPrev, gPrev = make([]float64, n), make([]float64, n)
+			head = (head + 1) % mem
+			count = min(count+1, mem)
 		}
+		havePrev = true
 		copy(fPrev, f)
 		copy(gPrev, gx)
 		copy(x, gx)
-		if len(dF) == 0 {
+		if count == 0 {
 			continue
 		}
-		gamma, ok := leastSquares(dF, f)
+		colsF, colsG = colsF[:0], colsG[:0]
+		for k := range count {
+			j := (head - count + k + mem) % mem
+			colsF, colsG = append(colsF, ringF[j]), append(colsG, ringG[j])
+		}
+		gamma, ok := leastSquares(lsq, colsF, f)
 		if !ok {
-			dF, dG = nil, nil
+			count = 0
 			continue
 		}
 		var sum float64
 		for i := range x {
 			v := gx[i]
 			for k, c := range gamma {
-				v -= c * dG[k][i]
+				v -= c * colsG[k][i]
 			}
 			x[i] = max(v, 0)
 			sum += x[i]
 		}
 		if !(sum > 0) || !param.Finite(sum) {
 			copy(x, gx)
-			dF, dG = nil, nil
+			count = 0
 			continue
 		}
 		for i := range x {
@@ -93,26 +103,52 @@ func anderson(g func(dst, x []float64), x0 []float64, mem int, tol float64, maxI
 	return gx, maxIter, best, outcome.IterationLimit
 }
 
-// leastSquares returns γ minimising ‖f − Σ_k γ_k·cols[k]‖₂, by gonum's QR
-// solve; ok is false if the columns are rank deficient.
-func leastSquares(cols [][]float64, f []float64) ([]float64, bool) {
+// leastSquares returns γ minimising ‖f − Σ_k γ_k·cols[k]‖₂ by a thin QR
+// factorisation of the columns, modified Gram–Schmidt with one
+// reorthogonalisation ("twice is enough": Giraud, Langou and Rozložník,
+// Computers & Mathematics with Applications 50, 2005), in buf (at least
+// len(f)·len(cols) long) so that an iteration allocates only m² numbers;
+// ok is false if a column is, to 10⁻¹², in the span of the others.
+func leastSquares(buf []float64, cols [][]float64, f []float64) ([]float64, bool) {
 	n, m := len(f), len(cols)
-	a := mat.NewDense(n, m, nil)
+	q := buf[:n*m]
+	r := make([]float64, m*m)
 	for k, c := range cols {
-		a.SetCol(k, c)
+		qk := q[k*n : (k+1)*n]
+		copy(qk, c)
+		c0 := math.Sqrt(dot(qk, qk))
+		for range 2 {
+			for j := range k {
+				qj := q[j*n : (j+1)*n]
+				d := dot(qj, qk)
+				r[j*m+k] += d
+				for i := range qk {
+					qk[i] -= d * qj[i]
+				}
+			}
+		}
+		nk := math.Sqrt(dot(qk, qk))
+		if !(nk > 1e-12*c0) {
+			return nil, false
+		}
+		r[k*m+k] = nk
+		for i := range qk {
+			qk[i] /= nk
+		}
 	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var g mat.Dense
-	if err := qr.SolveTo(&g, false, mat.NewDense(n, 1, f)); err != nil {
-		return nil, false
+	g := make([]float64, m)
+	for k := range m {
+		g[k] = dot(q[k*n:(k+1)*n], f)
 	}
-	out := make([]float64, m)
-	for k := range out {
-		out[k] = g.At(k, 0)
-		if !param.Finite(out[k]) {
+	for k := m - 1; k >= 0; k-- {
+		v := g[k]
+		for j := k + 1; j < m; j++ {
+			v -= r[k*m+j] * g[j]
+		}
+		g[k] = v / r[k*m+k]
+		if !param.Finite(g[k]) {
 			return nil, false
 		}
 	}
-	return out, true
+	return g, true
 }
