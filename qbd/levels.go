@@ -17,6 +17,10 @@ const MaxLevels = 1_000_000
 // multiply-adds: a minute of one core).
 const maxWork = 1e11
 
+// maxNumbers bounds Σ d_n·d_{n+1}, the entries of the rate matrices R_n
+// that the elimination keeps (2²⁷ numbers, 1 GB).
+const maxNumbers = 1 << 27
+
 // Levels is a level-dependent QBD on levels 0…L, L = len(Local) − 1, with
 // d_n phases on level n: Local[n] (d_n×d_n, holding the diagonal) moves
 // within level n, Up[n] (d_n×d_{n+1}) to level n+1 and Down[n]
@@ -60,6 +64,13 @@ func (l *Levels) Validate() error {
 	}
 	if work > maxWork {
 		return param.Errorf("Local", "the elimination would take about %.3g operations, more than %.3g", work, maxWork)
+	}
+	var numbers float64
+	for n := range L {
+		numbers += float64(dims[n]) * float64(dims[n+1])
+	}
+	if numbers > maxNumbers {
+		return param.Errorf("Local", "the elimination would keep %.3g numbers, more than %d", numbers, maxNumbers)
 	}
 	m := 0
 	if l.Tail != nil {
