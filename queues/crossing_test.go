@@ -73,7 +73,8 @@ func TestCrossing(t *testing.T) {
 // with exponential sizes (PS and FCFS alike), from theory on both sides:
 // the board's N → ∞ attractor (meanfield/bestofd) against random
 // (1/(1 − λ) = 10) and round robin (E_N/M/1 at N = 100, 5.2268). The
-// write-up measured these as the grid cells 20–50 and 10–20 (N = 100
+// study "Sharing Servers Don't Mind the Giant" measured these as the grid
+// cells 20–50 and 10–20 (N = 100
 // simulation, PS, λ = 0.9); the crossings must fall inside them.
 func TestStalenessBudgetExp(t *testing.T) {
 	if testing.Short() {
@@ -96,7 +97,7 @@ func TestStalenessBudgetExp(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		than     float64
-		lo, hi   float64 // the write-up's grid cell
+		lo, hi   float64 // the study's grid cell
 		from, to float64 // the range searched
 	}{
 		{"worse than random", 10, 20, 50, 5, 100},
@@ -109,7 +110,7 @@ func TestStalenessBudgetExp(t *testing.T) {
 			}
 			t.Logf("best of two on a board becomes %s (%.4g) at T = %.4g (bracket %.4g–%.4g, %d attractors)", c.name, c.than, r.X, r.Bracket[0], r.Bracket[1], r.Evaluations)
 			if r.Status != outcome.EdgeFound || r.X < c.lo || r.X > c.hi {
-				t.Errorf("status %v, T = %v outside the write-up's %v–%v", r.Status, r.X, c.lo, c.hi)
+				t.Errorf("status %v, T = %v outside the study's %v–%v", r.Status, r.X, c.lo, c.hi)
 			}
 		})
 	}

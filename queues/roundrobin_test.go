@@ -120,7 +120,7 @@ func rrPSBrute(N int, load float64, lw law, M int) (sojourn, busy float64) {
 // Known answers for round robin.
 func TestRoundRobinKnown(t *testing.T) {
 	t.Run("E_N/M/1 at N = 100", func(t *testing.T) {
-		// 5.2268 at N = 100, λ = 0.9 (issue 28's acceptance value), and
+		// 5.2268 at N = 100, λ = 0.9 (the E_N/M/1 value to four decimals), and
 		// GI/M/1: σ = A*(1 − σ) by fixed-point iteration, E[T] = 1/(1 − σ)
 		// (Kleinrock vol. 1, §6.4), to 1e-12.
 		for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
@@ -133,7 +133,7 @@ func TestRoundRobinKnown(t *testing.T) {
 				sigma = math.Pow(90/(90+1-sigma), 100)
 			}
 			near(t, "E[T]", r.Sojourn, 1/(1-sigma), 1e-12, 1e-12)
-			near(t, "E[T] (issue 28)", r.Sojourn, 5.2268, 5e-5, 0)
+			near(t, "E[T] (four decimals)", r.Sojourn, 5.2268, 5e-5, 0)
 			near(t, "P(W > 0)", r.WaitProb, sigma, 1e-12, 1e-12)
 			if r.Status != outcome.Exact {
 				t.Errorf("status %v", r.Status)

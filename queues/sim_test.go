@@ -8,7 +8,8 @@ import (
 	"github.com/fluidlb/fluid/validate/sim"
 )
 
-// simCase is one claim of the write-up on processor-sharing servers
+// simCase is one claim of the simulation study "Sharing Servers Don't
+// Mind the Giant" on processor-sharing servers
 // (N = 100, λ = 0.9) with fluid's theory value, checked against the
 // embedded simulator: |theory − simulated mean| must be within the
 // simulation's 99.9% interval (Student t on 8 replications) plus an

@@ -27,14 +27,15 @@ func boardCurve(d int, disc spec.Discipline, z spec.Sizes, evals *int) Curve {
 	}
 }
 
-// The write-up's four staleness-budget tables (PS, λ = 0.9, N = 100
+// The four staleness-budget tables of the study "Sharing Servers Don't
+// Mind the Giant" (PS, λ = 0.9, N = 100
 // simulation, T on a grid), computed from theory: the crossing of the
 // board policy's N → ∞ attractor with random (1/(1 − λ)) or with round
 // robin (E_N/H2/1-PS at N = 100). About 5 minutes of two cores, so it
 // runs only with FLUID_STALENESS=1; bestofd refuses T > 400
 // (bestofd.MaxPeriod), so a crossing above 400 would be reported as such.
-// It logs each crossing and whether it falls in the write-up's cell; it
-// asserts nothing, because the write-up's cells come from N = 100 and the
+// It logs each crossing and whether it falls in the study's cell; it
+// asserts nothing, because the study's cells come from N = 100 and the
 // attractor is N → ∞ (least loaded on a board is worse at N = 100: 8.21 ±
 // 0.27 against 7.60 at SCV 4, T = 5; N = 1,000 gives 7.60 ± 0.11), so two
 // of the twelve crossings land just above their cells.
@@ -46,7 +47,7 @@ func TestStalenessTables(t *testing.T) {
 		name     string
 		d        int
 		vsRandom bool
-		lo, hi   float64 // the write-up's cell
+		lo, hi   float64 // the study's cell
 		from, to float64 // the range searched
 	}
 	for _, c2 := range []float64{1, 4, 10, 30} {
@@ -77,7 +78,7 @@ func TestStalenessTables(t *testing.T) {
 				continue
 			}
 			in := r.X >= c.lo && r.X <= c.hi
-			t.Logf("SCV %v, %s (%.4g): T* = %.4g [%v] (write-up %v–%v, inside: %v; %d attractors, %v)", c2, c.name, than, r.X, r.Status, c.lo, c.hi, in, evals, r.Elapsed)
+			t.Logf("SCV %v, %s (%.4g): T* = %.4g [%v] (study %v–%v, inside: %v; %d attractors, %v)", c2, c.name, than, r.X, r.Status, c.lo, c.hi, in, evals, r.Elapsed)
 		}
 	}
 }
