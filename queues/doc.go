@@ -70,9 +70,11 @@
 // N = 100, λ = 0.9). With PS servers JSQ is nearly insensitive to the
 // size law (Gupta, Harchol-Balter, Sigman and Whitt 2007), so the same
 // chain is the approximation for H2 sizes. With FCFS servers and H2 sizes
-// a two-time-scale approximation (Poisson giants, the small jobs' chain on
-// the other servers, the followers a giant catches) — see SolveJSQ for
-// its accuracy.
+// a two-time-scale approximation built on the exact identity
+// E[W] = P(join a giant)/μ_g + P(join a small job)/μ_s (Poisson giants,
+// the small jobs' chain on the other servers, the followers a giant
+// catches while the giants come and go): 5% low at SCV 30, worse at
+// lighter tails — see SolveJSQ.
 //
 // # Random dispatch and old boards (SolveRandom, SolveCorrelation)
 //

@@ -90,11 +90,12 @@ func TestAgainstSimulator(t *testing.T) {
 		simCase{name: "least loaded exp", theory: jsqTheory(spec.FCFS, 1), cfg: farm(spec.JSQ, spec.FCFS, 1, 1_000_000), measure: sojourn},
 		simCase{name: "least loaded PS h2:4", theory: jsqTheory(spec.PS, 4), cfg: farm(spec.JSQ, spec.PS, 4, 1_000_000), measure: sojourn, allow: 0.011},
 		simCase{name: "least loaded PS h2:30", theory: jsqTheory(spec.PS, 30), cfg: farm(spec.JSQ, spec.PS, 30, 1_000_000), measure: sojourn, allow: 0.011},
-		// The time-scale approximation for FCFS with heavy sizes: 10% low
-		// at SCV 30 (1.370 against 1.529 ± 0.072) and 4% high at SCV 10
-		// (1.318 against 1.272 ± 0.023): 12% and 5% of E[T].
-		simCase{name: "least loaded FCFS h2:30", theory: jsqTheory(spec.FCFS, 30), cfg: farm(spec.JSQ, spec.FCFS, 30, 1_000_000), measure: sojourn, allow: 0.17},
-		simCase{name: "least loaded FCFS h2:10", theory: jsqTheory(spec.FCFS, 10), cfg: farm(spec.JSQ, spec.FCFS, 10, 1_000_000), measure: sojourn, allow: 0.066},
+		// The time-scale approximation for FCFS with heavy sizes: 5% low
+		// at SCV 30 (1.434 against 1.498 ± 0.065 and 1.529 ± 0.072 in two
+		// runs of 8 × 10⁶ jobs) and 10% high at SCV 10 (1.399 against
+		// 1.271 ± 0.017): 7% and 11% of E[T].
+		simCase{name: "least loaded FCFS h2:30", theory: jsqTheory(spec.FCFS, 30), cfg: farm(spec.JSQ, spec.FCFS, 30, 1_000_000), measure: sojourn, allow: 0.10},
+		simCase{name: "least loaded FCFS h2:10", theory: jsqTheory(spec.FCFS, 10), cfg: farm(spec.JSQ, spec.FCFS, 10, 1_000_000), measure: sojourn, allow: 0.14},
 	)
 	// Random dispatch under PS: E[T] and E[T/S] are 1/(1 − λ) = 10 for
 	// every size law (exact).
