@@ -6,6 +6,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -56,10 +57,11 @@ func (h *Homogeneous) Validate() error {
 // index diag, rows summing to zero.
 func checkGenerator(names []string, blocks []*mat.Dense, diag int) error {
 	var rows int
-	for _, b := range blocks {
+	raws := make([]blas64General, len(blocks))
+	for k, b := range blocks {
 		if b != nil {
 			rows, _ = b.Dims()
-			break
+			raws[k] = b.RawMatrix()
 		}
 	}
 	for i := range rows {
@@ -68,9 +70,8 @@ func checkGenerator(names []string, blocks []*mat.Dense, diag int) error {
 			if b == nil {
 				continue
 			}
-			_, c := b.Dims()
-			for j := range c {
-				v := b.At(i, j)
+			raw := raws[k]
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 				if !param.Finite(v) {
 					return param.Errorf(names[k], "entry (%d, %d) is %v", i, j, v)
 				}
@@ -87,6 +88,9 @@ func checkGenerator(names []string, blocks []*mat.Dense, diag int) error {
 	}
 	return nil
 }
+
+// blas64General is the raw storage of a mat.Dense.
+type blas64General = blas64.General
 
 // Settings control Solve and Stationary. A nil pointer or a zero field
 // means the documented default.

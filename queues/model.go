@@ -64,7 +64,10 @@ type Settings struct {
 	outcome.Run
 	// TailTol is the largest probability a truncation may cut off (the
 	// fraction of arrivals finding the top level of a truncated chain).
-	// Default 1e-10.
+	// Default 1e-10; for SolveJSQ 1e-5, because each server with three
+	// jobs that its chain tracks cuts the arrivals turned away by only a
+	// tenth while multiplying the cost (those jobs move E[T] by about their
+	// fraction: 2·10⁻⁶ at N = 100, λ = 0.9).
 	TailTol float64
 	// Tol is the ‖·‖₁ change of the stationary vector at which an
 	// iterative solve stops. Default 1e-10.
