@@ -160,13 +160,15 @@ func (c *Controller) Analyze(q Quantity, reps ...*Series) Estimate {
 	e := Estimate{Name: q.Name, Level: s.Level, Replications: len(reps)}
 	views := make([]repView, len(reps))
 	steady, minKept := true, math.MaxInt
-	for i, r := range reps {
+	for _, r := range reps {
 		if r.channels != reps[0].channels {
 			panic("steadystate: Analyze on series with different channels")
 		}
+		e.Observations += r.count
+	}
+	for i, r := range reps {
 		tr := Truncate(q, r)
 		views[i] = repView{s: r, tr: tr, kept: tr.Of - tr.Batches}
-		e.Observations += r.count
 		if tr.Of < minFineForMSER {
 			e.Note = fmt.Sprintf("replication %d has %d complete fine batches, fewer than %d", i+1, tr.Of, minFineForMSER)
 			e.Needed = 2 * e.Observations

@@ -1,6 +1,7 @@
 package steadystate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -140,14 +141,15 @@ func TestCandidates(t *testing.T) {
 		r, kmax, kmin int
 		want          []int
 	}{
-		{1, 32, 16, []int{32, 16}},
+		{1, 64, 32, []int{64, 32}},
 		{1, 32, 8, []int{32, 16, 8}},
-		{2, 32, 16, []int{16, 8}},
-		{3, 32, 16, []int{11}},
-		{8, 32, 16, []int{4, 2}},
-		{16, 32, 16, []int{2, 1}},
-		{40, 32, 16, []int{1}},
-		{10, 32, 16, []int{4, 2}},
+		{2, 64, 32, []int{32, 16}},
+		{3, 64, 32, []int{22, 11}},
+		{8, 64, 32, []int{8, 4}},
+		{10, 64, 32, []int{7}},
+		{40, 64, 32, []int{2, 1}},
+		{70, 64, 32, []int{1}},
+		{20, 64, 64, []int{4}},
 	} {
 		got := candidates(c.r, c.kmax, c.kmin)
 		if len(got) != len(c.want) {
@@ -164,7 +166,8 @@ func TestCandidates(t *testing.T) {
 
 // White noise passes the independence test at the most batches; an AR(1)
 // series whose correlation time (2,000 observations) is longer than the
-// test's batches fails it at every count, and the estimate says so.
+// test's batches (400 and 800 observations) fails it at every count, and
+// the estimate says so.
 func TestAnalyzeIndependence(t *testing.T) {
 	c, _ := NewController(nil)
 	w, _ := NewSeries(1, nil)
@@ -189,12 +192,12 @@ func TestAnalyzeReplications(t *testing.T) {
 		reps, batches int
 		method        string
 	}{
-		{1, 32, BatchMeans},
-		{2, 32, ReplicatedBatchMeans},
-		{8, 32, ReplicatedBatchMeans},
-		{40, 40, ReplicationDeletion},
+		{1, 64, BatchMeans},
+		{2, 64, ReplicatedBatchMeans},
+		{8, 64, ReplicatedBatchMeans},
+		{70, 70, ReplicationDeletion},
 	} {
-		t.Run(cs.method, func(t *testing.T) {
+		t.Run(fmt.Sprint(cs.method, " ", cs.reps), func(t *testing.T) {
 			reps := make([]*Series, cs.reps)
 			for i := range reps {
 				reps[i], _ = NewSeries(1, nil)

@@ -31,12 +31,15 @@ func BenchmarkAdd7(b *testing.B) {
 	}
 }
 
-func BenchmarkLindleyH2(b *testing.B) {
-	s, _ := NewSeries(4, nil)
-	p := &lindley{lambda: 0.9, sizes: newH2(30), rng: newRand(1, 1)}
-	n := int64(0)
+// BenchmarkCheck: one analysing check of a full series (between 2,048 and
+// 4,096 fine batches): MSER, the independence tests and the interval.
+// The simulator pays it once per check, a few dozen times a run.
+func BenchmarkCheck(b *testing.B) {
+	s, _ := NewSeries(1, nil)
+	(&iid{mu: 1, sigma: 1, rng: newRand(1, 1)}).Fill(s, 3_000_000)
+	c, _ := NewController(nil)
+	b.ReportAllocs()
 	for b.Loop() {
-		n++
-		p.Fill(s, n)
+		c.Analyze(MeanOf("", 0), s)
 	}
 }

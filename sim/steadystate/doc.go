@@ -41,18 +41,20 @@
 //
 // (S²/K of the batch means for a plain mean) and a Student-t quantile with
 // (Σ D_j)²/Σ D_j² − 1 degrees of freedom (Kish's effective number of
-// batches; K − 1 for equal ones). The number of batches K is the largest of
-// 32 and 16 at which the batch means pass an independence test (Fishman
-// 1978; Schmeiser 1982 on 10 to 30 batches; Steiger et al. 2005, ASAP3,
-// for testing before trusting batches): von Neumann's ratio
+// batches; K − 1 for equal ones). The number of batches K is the larger of
+// 64 and 32 at which the batch means pass an independence test (Fishman
+// 1978; Steiger et al. 2005, ASAP3, for testing before trusting batches;
+// Schmeiser 1982 and Glynn & Whitt 1992 on the count: see
+// DefaultMaxBatches): von Neumann's ratio
 // C = 1 − Σ(Δ)²/(2·Σ dev²), the lag-1 correlation estimate with null
 // mean ≈ 0 and variance (k−2)/(k²−1) (von Neumann 1941; Young 1941),
 // one-sided at 10%, computed on four times as many batches as the
 // interval uses. Batches that look independent at a quarter of the size
 // carry, at the interval's size, about a quarter of whatever lag-1
 // correlation the test could miss; testing the interval's own 16 or 32
-// batches would let a correlation of 0.2–0.3 through, enough to lose 10%
-// of coverage. When no count passes the estimate is flagged
+// batches lets a correlation of 0.2–0.3 through, which lost 15 points of
+// coverage on an AR(1) series whose precision came before its
+// correlation had decayed. When no count passes the estimate is flagged
 // ([Estimate].Independent false) and a sequential run goes on.
 //
 // The interval corrects for skewness of the batch means (Willink 2005, as
@@ -64,7 +66,7 @@
 //
 // Replications are combined after per-replication deletion: each is
 // truncated on its own and contributes the same number of batches, the
-// pooled test uses every replication's batches, and with at least 16
+// pooled test uses every replication's batches, and with at least 32
 // replications each may be one batch (replication/deletion; independence
 // then holds by construction).
 //
@@ -98,7 +100,7 @@
 // what makes heavy-tailed sizes expensive) and from them the run that a
 // precision needs, and refuses a model whose minimal run is beyond reach
 // (λ → 1). [Plan.Assess] judges a requested run: fewer than 20 relaxation
-// times per server in a replication is hopeless, fewer than 200 short.
+// times per server in a replication is hopeless, fewer than 350 short.
 //
 // # Coverage
 //

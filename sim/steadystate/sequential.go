@@ -2,13 +2,15 @@ package steadystate
 
 import "math"
 
-// Controller is the sequential procedure: the simulator adds observations
-// to its replications' Series and, between chunks of work, asks Check
-// whether to go on. It holds only validated Settings and a count of
-// checks; the Series hold the data.
+// Controller is the sequential procedure of one run: the simulator adds
+// observations to its replications' Series and, between chunks of work,
+// asks Check whether to go on. It holds validated Settings, the count of
+// checks and where the next one is due; the Series hold the data. A
+// Controller serves one run (a new run needs a new Controller).
 type Controller struct {
 	s      Settings
 	checks int
+	next   int64 // the total at which the next check analyses (0: the first)
 }
 
 // NewController returns a controller with the settings s (nil: the
@@ -72,6 +74,13 @@ func (d Decision) Stop() bool { return d.Status != Running }
 // chance); the floor, the independence test and the geometric growth of
 // the checks keep the loss small: see the coverage tests.
 //
+// Only the checks at the totals it named analyse anything: a Check
+// before the last Next (all replications together) returns Running with
+// the same Next at once, without estimates. So the caller may ask after
+// every chunk of work, and the decisions — hence the result — do not
+// depend on the size of its chunks: more checks would be more chances of
+// a lucky stop.
+//
 // It panics if reps is empty or a target reads a channel the series do
 // not have.
 func (c *Controller) Check(reps ...*Series) Decision {
@@ -86,6 +95,18 @@ func (c *Controller) Final(reps ...*Series) Decision {
 }
 
 func (c *Controller) decide(reps []*Series, final bool) Decision {
+	if len(reps) == 0 {
+		panic("steadystate: Check with no series")
+	}
+	var total int64
+	for _, r := range reps {
+		total += r.count
+	}
+	if !final {
+		if total < c.next && total < c.s.Budget {
+			return Decision{Status: Running, Next: c.next, Observations: total, Checks: c.checks}
+		}
+	}
 	c.checks++
 	d := Decision{Checks: c.checks, Estimates: make([]Estimate, len(c.s.Targets))}
 	precise, steady := true, true
@@ -96,7 +117,7 @@ func (c *Controller) decide(reps []*Series, final bool) Decision {
 		steady = steady && e.Valid && e.Steady
 		d.Needed = max(d.Needed, e.Needed)
 	}
-	d.Observations = d.Estimates[0].Observations
+	d.Observations = total
 	var floor int64
 	for _, r := range reps {
 		floor += int64(r.fine) * r.first
@@ -116,6 +137,7 @@ func (c *Controller) decide(reps []*Series, final bool) Decision {
 		next = math.Max(math.Ceil(next), float64(floor))
 		d.Next = min(int64(math.Min(next, float64(c.s.Budget))), c.s.Budget)
 		d.Next = max(d.Next, d.Observations+1)
+		c.next = d.Next
 	}
 	return d
 }

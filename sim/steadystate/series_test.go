@@ -86,7 +86,10 @@ func TestSeriesChunking(t *testing.T) {
 
 // Adding an observation never allocates, merges included.
 func TestSeriesAddDoesNotAllocate(t *testing.T) {
-	s, _ := NewSeries(7, &SeriesSettings{FineBatches: 64, FirstSize: 1})
+	s, err := NewSeries(7, &SeriesSettings{FineBatches: 64, FirstSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	v := 0.0
 	if a := testing.AllocsPerRun(100_000, func() { v++; s.Add(v, 1, v, 0, 1, v, 2) }); a != 0 {
 		t.Fatalf("Add allocates %v times per observation", a)
