@@ -65,10 +65,12 @@ type Estimate struct {
 	Observations int64 `json:"observations"`
 	Replications int   `json:"replications"`
 	// Lag1 is von Neumann's estimate 1 − Σ(Δ)²/(2·Σ dev²) of the lag-1
-	// correlation of the batch means chosen (pooled over the replications;
-	// 0 when each replication is one batch). Independent reports that the
-	// test did not reject independence there (always true with one batch
-	// per replication: replications are independent by construction).
+	// correlation of the test's batches for the batch count chosen (four
+	// times as many as Batches, of a quarter of the size; pooled over the
+	// replications; 0 when each replication is one batch). Independent
+	// reports that the test did not reject independence there (always true
+	// with one batch per replication: replications are independent by
+	// construction).
 	Lag1        float64 `json:"lag1"`
 	Independent bool    `json:"independent"`
 	// Steady reports that MSER found the end of the transient in the first
@@ -134,21 +136,24 @@ type batchPlan struct {
 
 // Analyze estimates q's steady-state mean from reps, independent
 // replications of the same model (one Series each, with the same
-// channels). Each replication is truncated by MSER (Truncate); the rest is
-// cut into batches of consecutive fine batches, the same number k for
-// every replication, k taken from the candidates ⌈MaxBatches/R⌉,
-// halving, down to MinBatches in all (and at least 3 per replication),
-// then 1 per replication when R ≥ MinBatches: the first k at which the
-// pooled von Neumann test does not reject independence of the batch
-// means (Fishman 1978; the batch-size rule of Schmeiser 1982, the
-// independence test of ASAP3, Steiger et al. 2005). The estimate is the
-// ratio R̂ = Σ N_j / Σ D_j over all batches, with the delta-method variance
+// channels), under the controller's settings. Each replication is
+// truncated by MSER (Truncate); the rest of each is cut into k batches of
+// consecutive fine batches, the same k for every replication, taken from
+// the candidates ⌈MaxBatches/R⌉, halving while R·k ≥ MinBatches, then 1
+// per replication when R ≥ MinBatches: the first k whose replications,
+// cut into 4k batches, pass the pooled von Neumann test of independence
+// (see the package documentation). If none passes, the last candidate is
+// used and the estimate is flagged (Independent false). The estimate is
+// the ratio R̂ = Σ N_j / Σ D_j over all K batches, with the delta-method
+// variance
 //
 //	Var(R̂) ≈ K/(K−1) · Σ_j (N_j − R̂·D_j)² / (Σ_j D_j)²
 //
-// over the K batches (for a mean with equal batches, S²/K of the batch
-// means), and t quantiles with (Σ D_j)²/Σ D_j² − 1 degrees of freedom (K − 1
-// for equal batches; Kish's effective count otherwise).
+// (for a mean with equal batches, S²/K of the batch means), Student t
+// quantiles with (Σ D_j)²/Σ D_j² − 1 degrees of freedom (K − 1 for equal
+// batches; Kish's effective count otherwise) and, unless
+// Settings.Symmetric, Willink's skewness correction. It reads the series
+// and allocates only O(K + R).
 //
 // It panics if reps is empty, a quantity reads a channel the series do
 // not have, or the series differ in channels.
@@ -208,9 +213,9 @@ func (c *Controller) Analyze(q Quantity, reps ...*Series) Estimate {
 		if testGuard*k > minKept {
 			continue
 		}
-		c, sdev := vonNeumann(q, views, testGuard*k, rhat)
-		chosen, e.Lag1 = k, c
-		if c <= z*sdev {
+		cv, sdev := vonNeumann(q, views, testGuard*k, rhat)
+		chosen, e.Lag1 = k, cv
+		if cv <= z*sdev {
 			e.Independent = true
 			break
 		}

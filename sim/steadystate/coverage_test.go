@@ -107,6 +107,20 @@ func wilson(k, n int) (lo, hi float64) {
 // 8 minutes on two free cores) run only with STEADYSTATE_FULL=1, so that
 // the package's tests stay within go test's default timeout on a shared
 // machine.
+//
+// Measured with STEADYSTATE_FULL=1 (coverage with its 95% Wilson
+// interval; misses below/above; mean observations at the stop):
+//
+//	AR(1) φ = 0.999        X       0.945 [0.904, 0.969]   3/8   2.0e6
+//	AR(1) φ = 0.9999       X       0.955 [0.917, 0.976]   7/2   1.5e7
+//	Markov-modulated       X       0.940 [0.898, 0.965]   7/5   1.0e7
+//	M/M/1 sojourn          T       0.920 [0.874, 0.950]  10/6   5.5e6
+//	M/M/1 four measures    T       0.950 [0.910, 0.973]   5/5   7.4e6
+//	                       P(W>0)  0.945 [0.904, 0.969]   4/7
+//	                       T|W>0   0.945 [0.904, 0.969]   5/6
+//	                       W       0.950 [0.910, 0.973]   5/5
+//	M/H2/1 SCV 10 sojourn  T       0.945 [0.904, 0.969]   4/7   3.9e7
+//	M/H2/1 SCV 30 sojourn  T       0.935 [0.892, 0.962]   9/4   1.2e8
 func TestCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minutes of simulation")

@@ -102,6 +102,22 @@
 // (λ → 1). [Plan.Assess] judges a requested run: fewer than 20 relaxation
 // times per server in a replication is hopeless, fewer than 350 short.
 //
+// # Driving it from a simulator
+//
+// Each replication owns one Series per output stream: the jobs (one
+// observation when a measured job leaves or is blocked, with channels such
+// as arrived, served, sojourn·served, delay·served, busy at arrival,
+// blocked) and, where there is a board, the refreshes (one observation per
+// refresh: the board mean). Means over the served jobs are ratios (RatioOf
+// sojourn, served), fractions of the arrivals means (MeanOf blocked). No
+// warm-up is fixed in advance: every job from time 0 is observed and MSER
+// decides. Before any work the simulator builds a Model and calls NewPlan
+// and Plan.Assess, refusing or warning; while running, each replication
+// pauses exactly when its series reaches its share ⌈Next/R⌉ of the
+// controller's Next (a count, not a time, so that the result does not
+// depend on scheduling), and the caller then asks Check with all the
+// replications' series. A run of fixed length calls Final at its end.
+//
 // # Coverage
 //
 // The tests run the whole procedure — truncation, batch means, sequential

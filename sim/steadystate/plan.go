@@ -100,8 +100,11 @@ type Plan struct {
 	// correlation time of reflected Brownian motion is half its
 	// relaxation time, ρ·τ_r/2 jobs of one server. It is exact as ρ → 1
 	// and low before: for M/M/1 at ρ = 0.9 it gives 34,200 where long
-	// simulations measure about 40,000, and the M/G/1 runs of the coverage
-	// tests need 15–30% more jobs than ForPrecision.
+	// simulations measure about 40,000. The sequential runs of the coverage
+	// tests (M/M/1, M/H2/1 with SCV 10 and 30 at ρ = 0.9) stop after about
+	// 1.6 times ForPrecision: this 15%, and the procedure's margins (the t
+	// quantile, the longer side of the skew-corrected interval, the checks'
+	// overshoot).
 	AsymptoticVariance float64 `json:"asymptotic_variance"`
 	// JobsPerRelaxation is how many observations of the series (jobs of
 	// all N servers) one relaxation time holds: ρ·N·τ_r.
