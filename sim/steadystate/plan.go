@@ -180,6 +180,7 @@ const (
 	Hopeless
 )
 
+// String is the verdict's name, as in JSON.
 func (v Verdict) String() string {
 	switch v {
 	case Adequate:
@@ -190,6 +191,14 @@ func (v Verdict) String() string {
 		return "hopeless"
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// MarshalText writes the verdict's name.
+func (v Verdict) MarshalText() ([]byte, error) {
+	if v < Adequate || v > Hopeless {
+		return nil, fmt.Errorf("steadystate: undeclared verdict %d", int(v))
+	}
+	return []byte(v.String()), nil
 }
 
 // Assessment is what Assess says of a requested run.

@@ -1,6 +1,7 @@
 package steadystate
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -123,6 +124,9 @@ func TestPlanAssessIssueRuns(t *testing.T) {
 			a := p.Assess(c.perRep, c.reps)
 			if a.Verdict != c.want || (c.want != Adequate) != (a.Reason != "") {
 				t.Fatalf("%+v (plan %+v)", a, p)
+			}
+			if b, err := json.Marshal(a.Verdict); err != nil || string(b) != `"`+c.want.String()+`"` {
+				t.Fatalf("verdict JSON %s, %v", b, err)
 			}
 			within(t, "relaxations", a.Relaxations, float64(c.perRep)/(0.9*float64(c.m.Servers)*p.RelaxationTime), 0, 1e-12)
 		})
