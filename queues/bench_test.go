@@ -3,7 +3,7 @@ package queues
 import (
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 func benchSolve(b *testing.B, f func() error) {
@@ -27,7 +27,7 @@ func BenchmarkRoundRobinFCFS(b *testing.B) {
 // (target: under 1 s).
 func BenchmarkRoundRobinPS(b *testing.B) {
 	benchSolve(b, func() error {
-		_, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: h2(30)}, nil)
+		_, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: h2(30)}, nil)
 		return err
 	})
 }
@@ -35,7 +35,7 @@ func BenchmarkRoundRobinPS(b *testing.B) {
 // The same at N = 10⁴: the negative binomial has as many terms.
 func BenchmarkRoundRobinPS10000(b *testing.B) {
 	benchSolve(b, func() error {
-		_, err := SolveRoundRobin(&RoundRobin{Servers: 10_000, Load: 0.9, Discipline: spec.PS, Sizes: h2(30)}, nil)
+		_, err := SolveRoundRobin(&RoundRobin{Servers: 10_000, Load: 0.9, Discipline: farm.PS, Sizes: h2(30)}, nil)
 		return err
 	})
 }
@@ -84,7 +84,7 @@ func BenchmarkJSQFCFSH2(b *testing.B) {
 // The correlation at lag 500 of an M/H2/1-PS server (SCV 30).
 func BenchmarkCorrelationPS(b *testing.B) {
 	benchSolve(b, func() error {
-		_, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: spec.PS, Sizes: h2(30), Lags: []float64{500}}, nil)
+		_, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: farm.PS, Sizes: h2(30), Lags: []float64{500}}, nil)
 		return err
 	})
 }

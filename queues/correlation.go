@@ -8,7 +8,7 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/qbd"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,9 +36,9 @@ type Correlation struct {
 	// Load is λ, MinLoad ≤ λ < 1.
 	Load float64
 	// Discipline of the server (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 	// Lags τ ≥ 0 at which ρ is computed, at most MaxLags of them; their
 	// largest times the uniformisation rate λ + μ_small times the states
 	// is bounded (about 10¹⁰ steps).
@@ -220,7 +220,7 @@ func SolveCorrelation(m *Correlation, s *Settings) (*CorrelationResult, error) {
 	}
 	lw, _ := lawOf(m.Sizes)
 	tailTol := s.tailTol()
-	ps := m.Discipline == spec.PS && lw.h2()
+	ps := m.Discipline == farm.PS && lw.h2()
 	// The count's decay per level.
 	eta := m.Load
 	if !ps {

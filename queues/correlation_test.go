@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // The M/M/1 count's autocorrelation integrates to the asymptotic
@@ -24,7 +24,7 @@ func TestCorrelationIntegral(t *testing.T) {
 	for x := 0.0; x <= top+1e-9; x += h {
 		lags = append(lags, x)
 	}
-	for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
+	for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
 		r, err := SolveCorrelation(&Correlation{Load: load, Discipline: d, Lags: lags}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ func TestCorrelationMoments(t *testing.T) {
 			// Var = λ/(1 − λ)²; E[T | S = x] = x/(1 − λ), so a giant stays
 			// E[S_g]/(1 − λ) and, the classes carrying half the work each,
 			// half the jobs present are giants.
-			r, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: spec.PS, Sizes: h2(c2), Lags: []float64{10}}, nil)
+			r, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: farm.PS, Sizes: h2(c2), Lags: []float64{10}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,8 +80,8 @@ func TestCorrelationMoments(t *testing.T) {
 // the second-order term is below 10⁻⁶.
 func TestCorrelationSlope(t *testing.T) {
 	const load, dt = 0.9, 1e-3
-	for _, z := range []spec.Sizes{{}, h2(30)} {
-		r, err := SolveCorrelation(&Correlation{Load: load, Discipline: spec.PS, Sizes: z, Lags: []float64{dt}}, nil)
+	for _, z := range []farm.Sizes{{}, h2(30)} {
+		r, err := SolveCorrelation(&Correlation{Load: load, Discipline: farm.PS, Sizes: z, Lags: []float64{dt}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

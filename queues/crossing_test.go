@@ -8,7 +8,7 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 func TestCrossing(t *testing.T) {
@@ -81,7 +81,7 @@ func TestStalenessBudgetExp(t *testing.T) {
 		t.Skip("about 20 periodic-update attractors")
 	}
 	board := func(T float64) (float64, error) {
-		r, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: T, Discipline: spec.PS}, nil)
+		r, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.9, Period: T, Discipline: farm.PS}, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -90,7 +90,7 @@ func TestStalenessBudgetExp(t *testing.T) {
 		}
 		return r.Sojourn, nil
 	}
-	rr, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: spec.PS}, nil)
+	rr, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: farm.PS}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/fluidlb/fluid/queues"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // A farm of 100 servers at load 0.9: round robin (each server E_100/M/1),
 // the least-work oracle with H2 sizes of SCV 30 (the M/H2/100 queue) and
 // least loaded with exponential sizes (the exact occupancy chain).
 func Example() {
-	h2 := spec.Sizes{Kind: spec.H2, SCV: 30}
+	h2 := farm.Sizes{Kind: farm.H2, SCV: 30}
 	rr, err := queues.SolveRoundRobin(&queues.RoundRobin{Servers: 100, Load: 0.9}, nil)
 	if err != nil {
 		fmt.Println(err)
@@ -39,8 +39,8 @@ func Example() {
 // How long a board of counts stays true under random dispatch: the
 // correlation of a PS server's count with its count τ earlier.
 func ExampleSolveCorrelation() {
-	for _, z := range []spec.Sizes{{}, {Kind: spec.H2, SCV: 30}} {
-		r, err := queues.SolveCorrelation(&queues.Correlation{Load: 0.9, Discipline: spec.PS, Sizes: z, Lags: []float64{100, 500}}, nil)
+	for _, z := range []farm.Sizes{{}, {Kind: farm.H2, SCV: 30}} {
+		r, err := queues.SolveCorrelation(&queues.Correlation{Load: 0.9, Discipline: farm.PS, Sizes: z, Lags: []float64{100, 500}}, nil)
 		if err != nil {
 			fmt.Println(err)
 			return

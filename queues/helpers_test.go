@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fluidlb/fluid/qbd"
@@ -19,11 +19,11 @@ func near(t *testing.T, what string, got, want, abs, rel float64) {
 	}
 }
 
-func h2(c2 float64) spec.Sizes {
+func h2(c2 float64) farm.Sizes {
 	if c2 == 1 {
-		return spec.Sizes{}
+		return farm.Sizes{}
 	}
-	return spec.Sizes{Kind: spec.H2, SCV: c2}
+	return farm.Sizes{Kind: farm.H2, SCV: c2}
 }
 
 // ctmc is a generator under construction: states are numbered by index.

@@ -7,7 +7,7 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/qbd"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,9 +37,9 @@ type JSQ struct {
 	// Load is λ per server, MinLoad ≤ λ < 1.
 	Load float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 }
 
 // Validate checks the parameters (*param.Error names the bad field).
@@ -112,7 +112,7 @@ func SolveJSQ(m *JSQ, s *Settings) (*JSQResult, error) {
 	if s != nil && s.TailTol != 0 {
 		tailTol = s.TailTol
 	}
-	if lw.h2() && m.Discipline == spec.FCFS {
+	if lw.h2() && m.Discipline == farm.FCFS {
 		res, err := jsqFCFSH2(m.Servers, m.Load, lw)
 		if err != nil {
 			return nil, err
@@ -137,11 +137,11 @@ func SolveJSQ(m *JSQ, s *Settings) (*JSQResult, error) {
 	}
 	res.Method = "occupancy chain (x₁, x₂, x₃) of JSQ with exponential sizes, a QBD in x₁"
 	res.SlowdownNote = slowdownFCFS
-	if m.Discipline == spec.PS {
+	if m.Discipline == farm.PS {
 		res.SlowdownNote = "not computed for PS least loaded"
 	}
 	if lw.h2() {
-		if m.Discipline == spec.PS {
+		if m.Discipline == farm.PS {
 			res.Approximate = true
 			res.Method = "exponential-size occupancy chain (JSQ with PS servers is nearly insensitive to the size law)"
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // jsqBrute is JSQ with exponential sizes on the sorted queue lengths of N
@@ -116,7 +116,7 @@ func TestJSQLarge(t *testing.T) {
 		}
 		prev = r.Sojourn
 	}
-	p, err := SolveJSQ(&JSQ{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: h2(30)}, nil)
+	p, err := SolveJSQ(&JSQ{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: h2(30)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

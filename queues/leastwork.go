@@ -7,7 +7,7 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/qbd"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -43,9 +43,9 @@ type LeastWork struct {
 	// Load is λ per server, MinLoad ≤ λ < 1.
 	Load float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 }
 
 // Validate checks the parameters (*param.Error names the bad field).
@@ -224,7 +224,7 @@ func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 	for _, mu := range lw.mu {
 		res.WaitLST = append(res.WaitLST, waitLST(dist, tail.A2, N, lw, mu))
 	}
-	if m.Discipline == spec.PS {
+	if m.Discipline == farm.PS {
 		var mins float64
 		for c, mu := range lw.mu {
 			mins += lw.p[c] * (1 - res.WaitLST[c]) / mu

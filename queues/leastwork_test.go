@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/internal/param"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // erlangC is the probability of waiting in M/M/c with offered load a,
@@ -149,7 +149,7 @@ func TestLeastWorkPS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := SolveLeastWork(&LeastWork{Servers: 50, Load: 0.9, Sizes: h2(c2), Discipline: spec.PS}, nil)
+		p, err := SolveLeastWork(&LeastWork{Servers: 50, Load: 0.9, Sizes: h2(c2), Discipline: farm.PS}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestLeastWorkInvalid(t *testing.T) {
 		{LeastWork{Servers: 0, Load: 0.5}, "Servers"},
 		{LeastWork{Servers: MaxLeastWorkServers + 1, Load: 0.5, Sizes: h2(4)}, "Servers"},
 		{LeastWork{Servers: 3, Load: 1.2}, "Load"},
-		{LeastWork{Servers: 3, Load: 0.5, Sizes: spec.Sizes{Kind: spec.Pareto, Shape: 3}}, "Sizes"},
+		{LeastWork{Servers: 3, Load: 0.5, Sizes: farm.Sizes{Kind: farm.Pareto, Shape: 3}}, "Sizes"},
 	} {
 		t.Run(c.param, func(t *testing.T) {
 			_, err := SolveLeastWork(&c.m, nil)

@@ -3,7 +3,7 @@ package queues
 import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // Bounds of the models' parameters.
@@ -22,18 +22,18 @@ type law struct {
 	scv   float64
 }
 
-// lawOf returns the exponential or balanced-means H2 law (spec.H2Params:
+// lawOf returns the exponential or balanced-means H2 law (farm.H2Params:
 // with probability p a giant of mean 1/(2p), otherwise a small job of
 // mean 1/(2(1 − p))); the models take no other law.
-func lawOf(z spec.Sizes) (law, error) {
+func lawOf(z farm.Sizes) (law, error) {
 	if err := z.Validate(); err != nil {
 		return law{}, err
 	}
 	switch z.Kind {
-	case spec.Exponential:
+	case farm.Exponential:
 		return law{p: []float64{1}, mu: []float64{1}, scv: 1}, nil
-	case spec.H2:
-		p, giant, small := spec.H2Params(z.SCV)
+	case farm.H2:
+		p, giant, small := farm.H2Params(z.SCV)
 		return law{p: []float64{1 - p, p}, mu: []float64{1 / small, 1 / giant}, scv: z.SCV}, nil
 	}
 	return law{}, param.Errorf("Sizes", "%v: the queue models take exp or h2:SCV sizes", z)
@@ -49,7 +49,7 @@ func validLoad(load float64) error {
 	return nil
 }
 
-func validDiscipline(d spec.Discipline) error {
+func validDiscipline(d farm.Discipline) error {
 	if !d.Valid() {
 		return param.Errorf("Discipline", "unknown discipline %d", int(d))
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // Random is a farm of N servers behind a dispatcher that sends each job
@@ -18,9 +18,9 @@ type Random struct {
 	// Load is λ per server, MinLoad ≤ λ < 1.
 	Load float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 }
 
 // Validate checks the parameters (*param.Error names the bad field).
@@ -52,7 +52,7 @@ func SolveRandom(m *Random, _ *Settings) (*Result, error) {
 	lw, _ := lawOf(m.Sizes)
 	res := &Result{WaitProb: m.Load}
 	res.Status = outcome.Exact
-	if m.Discipline == spec.PS {
+	if m.Discipline == farm.PS {
 		res.Sojourn = 1 / (1 - m.Load)
 		res.Slowdown = res.Sojourn
 		res.Method = "M/G/1-PS: E[T | S = x] = x/(1 − λ)"

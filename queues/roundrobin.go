@@ -6,7 +6,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // MaxServers bounds the farm size of the models that cost nothing per
@@ -26,9 +26,9 @@ type RoundRobin struct {
 	// Load is λ, the arrival rate per server, MinLoad ≤ λ < 1.
 	Load float64
 	// Discipline of the servers (default FCFS).
-	Discipline spec.Discipline
+	Discipline farm.Discipline
 	// Sizes is the job-size law: exponential (the default) or H2.
-	Sizes spec.Sizes
+	Sizes farm.Sizes
 }
 
 // Validate checks the parameters (*param.Error names the bad field).
@@ -73,7 +73,7 @@ func SolveRoundRobin(m *RoundRobin, s *Settings) (*RoundRobinResult, error) {
 	}
 	lw, _ := lawOf(m.Sizes)
 	var res *RoundRobinResult
-	if m.Discipline == spec.PS && lw.h2() {
+	if m.Discipline == farm.PS && lw.h2() {
 		var err error
 		res, err = solveRoundRobinPS(m, lw, s)
 		if err != nil {
@@ -81,7 +81,7 @@ func SolveRoundRobin(m *RoundRobin, s *Settings) (*RoundRobinResult, error) {
 		}
 	} else {
 		res = erlangFCFS(m.Servers, m.Load, lw)
-		if m.Discipline == spec.PS {
+		if m.Discipline == farm.PS {
 			// Exponential sizes: a PS server completes jobs at rate 1 while
 			// busy, as a FCFS one does, so the count, and with it E[T] by
 			// Little's law and the chance of arriving to a busy server, is

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // rrFCFSBrute is the E_N/K/1 FCFS queue as a CTMC on (arrival phase a,
@@ -123,7 +123,7 @@ func TestRoundRobinKnown(t *testing.T) {
 		// 5.2268 at N = 100, λ = 0.9 (the E_N/M/1 value to four decimals), and
 		// GI/M/1: σ = A*(1 − σ) by fixed-point iteration, E[T] = 1/(1 − σ)
 		// (Kleinrock vol. 1, §6.4), to 1e-12.
-		for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
+		for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
 			r, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: d}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -162,14 +162,14 @@ func TestRoundRobinKnown(t *testing.T) {
 				}
 				near(t, "Σ c_i = P(W > 0)", tail, load, 1e-12, 1e-12)
 				near(t, "Σ c_i/γ_i = E[W]", mean, r.Delay, 1e-12, 1e-12)
-				p, err := SolveRoundRobin(&RoundRobin{Servers: 1, Load: load, Sizes: h2(c2), Discipline: spec.PS}, &Settings{TailTol: 1e-13, Tol: 1e-13})
+				p, err := SolveRoundRobin(&RoundRobin{Servers: 1, Load: load, Sizes: h2(c2), Discipline: farm.PS}, &Settings{TailTol: 1e-13, Tol: 1e-13})
 				if err != nil {
 					t.Fatal(err)
 				}
 				near(t, "PS E[T]", p.Sojourn, 1/(1-load), 0, 1e-7)
 				near(t, "PS P(busy)", p.WaitProb, load, 0, 1e-7)
 				if c2 > 1 {
-					_, giant, _ := spec.H2Params(c2)
+					_, giant, _ := farm.H2Params(c2)
 					near(t, "PS giant share", p.GiantShare, 0.5, 0, 1e-7)
 					near(t, "PS giant stay", p.GiantStay, giant/(1-load), 0, 1e-7)
 				}
@@ -221,7 +221,7 @@ func TestRoundRobinBruteForce(t *testing.T) {
 // psAt solves the PS chain at the fixed truncation M.
 func psAt(t *testing.T, N int, load float64, lw law, M int) *RoundRobinResult {
 	t.Helper()
-	r, err := solvePSAt(&RoundRobin{Servers: N, Load: load, Discipline: spec.PS}, lw, M, &Settings{Tol: 1e-13})
+	r, err := solvePSAt(&RoundRobin{Servers: N, Load: load, Discipline: farm.PS}, lw, M, &Settings{Tol: 1e-13})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestRoundRobinBusySame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := SolveRoundRobin(&RoundRobin{Servers: 20, Load: 0.8, Sizes: h2(c2), Discipline: spec.PS}, nil)
+		p, err := SolveRoundRobin(&RoundRobin{Servers: 20, Load: 0.8, Sizes: h2(c2), Discipline: farm.PS}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,8 +260,8 @@ func TestRoundRobinInvalid(t *testing.T) {
 		{RoundRobin{Servers: 0, Load: 0.5}, "Servers"},
 		{RoundRobin{Servers: 2, Load: 1}, "Load"},
 		{RoundRobin{Servers: 2, Load: math.NaN()}, "Load"},
-		{RoundRobin{Servers: 2, Load: 0.5, Sizes: spec.Sizes{Kind: spec.Deterministic}}, "Sizes"},
-		{RoundRobin{Servers: 2, Load: 0.999, Discipline: spec.PS, Sizes: h2(4)}, "Load"},
+		{RoundRobin{Servers: 2, Load: 0.5, Sizes: farm.Sizes{Kind: farm.Deterministic}}, "Sizes"},
+		{RoundRobin{Servers: 2, Load: 0.999, Discipline: farm.PS, Sizes: h2(4)}, "Load"},
 	} {
 		t.Run(c.param, func(t *testing.T) {
 			_, err := SolveRoundRobin(&c.m, nil)

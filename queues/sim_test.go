@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/spec"
-	"github.com/fluidlb/fluid/validate/sim"
+	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/sim"
 )
 
 // simCase is one claim of the simulation study "Sharing Servers Don't
@@ -18,14 +18,15 @@ import (
 type simCase struct {
 	name    string
 	theory  func(t *testing.T) float64
-	cfg     sim.Config
+	model   sim.Model
+	set     sim.Settings
 	measure func(*sim.Result) *sim.Estimate
 	allow   float64
 }
 
 func sojourn(r *sim.Result) *sim.Estimate { return &r.Sojourn }
 
-func rrTheory(d spec.Discipline, c2 float64) func(t *testing.T) float64 {
+func rrTheory(d farm.Discipline, c2 float64) func(t *testing.T) float64 {
 	return func(t *testing.T) float64 {
 		r, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: d, Sizes: h2(c2)}, nil)
 		if err != nil || !r.Status.OK() {
@@ -35,9 +36,11 @@ func rrTheory(d spec.Discipline, c2 float64) func(t *testing.T) float64 {
 	}
 }
 
-func farm(p spec.PolicyKind, d spec.Discipline, c2 float64, jobs int) sim.Config {
-	return sim.Config{Servers: 100, Load: 0.9, Discipline: d, Sizes: h2(c2), Policy: spec.Policy{Kind: p}, Jobs: jobs, Reps: 8, Level: 0.999, Seed: 28}
+func simFarm(p farm.PolicyKind, d farm.Discipline, c2 float64) sim.Model {
+	return sim.Model{Servers: 100, Load: 0.9, Discipline: d, Sizes: h2(c2), Policy: farm.Policy{Kind: p}}
 }
+
+func simRun(jobs int) sim.Settings { return sim.Settings{Jobs: jobs, Reps: 8, Level: 0.999, Seed: 28} }
 
 func TestAgainstSimulator(t *testing.T) {
 	if testing.Short() {
@@ -53,11 +56,11 @@ func TestAgainstSimulator(t *testing.T) {
 		if c2 == 30 {
 			jobs = 4_000_000
 		}
-		for _, d := range []spec.Discipline{spec.FCFS, spec.PS} {
-			cases = append(cases, simCase{name: "round robin " + d.String() + " " + h2(c2).String(), theory: rrTheory(d, c2), cfg: farm(spec.RoundRobin, d, c2, jobs), measure: sojourn})
+		for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
+			cases = append(cases, simCase{name: "round robin " + d.String() + " " + h2(c2).String(), theory: rrTheory(d, c2), model: simFarm(farm.RoundRobin, d, c2), set: simRun(jobs), measure: sojourn})
 		}
 	}
-	lwTheory := func(d spec.Discipline, c2 float64) func(t *testing.T) float64 {
+	lwTheory := func(d farm.Discipline, c2 float64) func(t *testing.T) float64 {
 		return func(t *testing.T) float64 {
 			r, err := SolveLeastWork(&LeastWork{Servers: 100, Load: 0.9, Discipline: d, Sizes: h2(c2)}, nil)
 			if err != nil || !r.Status.OK() {
@@ -66,7 +69,7 @@ func TestAgainstSimulator(t *testing.T) {
 			return r.Sojourn
 		}
 	}
-	jsqTheory := func(d spec.Discipline, c2 float64) func(t *testing.T) float64 {
+	jsqTheory := func(d farm.Discipline, c2 float64) func(t *testing.T) float64 {
 		return func(t *testing.T) float64 {
 			r, err := SolveJSQ(&JSQ{Servers: 100, Load: 0.9, Discipline: d, Sizes: h2(c2)}, nil)
 			if err != nil || !r.Status.OK() {
@@ -77,37 +80,37 @@ func TestAgainstSimulator(t *testing.T) {
 	}
 	cases = append(cases,
 		// M/H2/100: exact.
-		simCase{name: "least work FCFS h2:30", theory: lwTheory(spec.FCFS, 30), cfg: farm(spec.LeastWork, spec.FCFS, 30, 500_000), measure: sojourn},
+		simCase{name: "least work FCFS h2:30", theory: lwTheory(farm.FCFS, 30), model: simFarm(farm.LeastWork, farm.FCFS, 30), set: simRun(500_000), measure: sojourn},
 		// The one-partner approximation under PS: measured within the
 		// interval at SCV 1 and 4 and 6% low at SCV 30 (1.108 against
 		// 1.174 ± 0.038 with 8 × 10⁶ jobs): 1% and 8% of E[T].
-		simCase{name: "least work PS exp", theory: lwTheory(spec.PS, 1), cfg: farm(spec.LeastWork, spec.PS, 1, 500_000), measure: sojourn, allow: 0.01},
-		simCase{name: "least work PS h2:30", theory: lwTheory(spec.PS, 30), cfg: farm(spec.LeastWork, spec.PS, 30, 500_000), measure: sojourn, allow: 0.09},
+		simCase{name: "least work PS exp", theory: lwTheory(farm.PS, 1), model: simFarm(farm.LeastWork, farm.PS, 1), set: simRun(500_000), measure: sojourn, allow: 0.01},
+		simCase{name: "least work PS h2:30", theory: lwTheory(farm.PS, 30), model: simFarm(farm.LeastWork, farm.PS, 30), set: simRun(500_000), measure: sojourn, allow: 0.09},
 		// The occupancy chain: exact for exponential sizes (to the 2·10⁻⁶
 		// turned away); under PS with H2 sizes, near-insensitivity, seen
 		// within 0.5% (1.0701 ± 0.0055 at SCV 4, 1.0715 ± 0.0126 at SCV 30
 		// against 1.0666): 1% of E[T].
-		simCase{name: "least loaded exp", theory: jsqTheory(spec.FCFS, 1), cfg: farm(spec.JSQ, spec.FCFS, 1, 1_000_000), measure: sojourn},
-		simCase{name: "least loaded PS h2:4", theory: jsqTheory(spec.PS, 4), cfg: farm(spec.JSQ, spec.PS, 4, 1_000_000), measure: sojourn, allow: 0.011},
-		simCase{name: "least loaded PS h2:30", theory: jsqTheory(spec.PS, 30), cfg: farm(spec.JSQ, spec.PS, 30, 1_000_000), measure: sojourn, allow: 0.011},
+		simCase{name: "least loaded exp", theory: jsqTheory(farm.FCFS, 1), model: simFarm(farm.JSQ, farm.FCFS, 1), set: simRun(1_000_000), measure: sojourn},
+		simCase{name: "least loaded PS h2:4", theory: jsqTheory(farm.PS, 4), model: simFarm(farm.JSQ, farm.PS, 4), set: simRun(1_000_000), measure: sojourn, allow: 0.011},
+		simCase{name: "least loaded PS h2:30", theory: jsqTheory(farm.PS, 30), model: simFarm(farm.JSQ, farm.PS, 30), set: simRun(1_000_000), measure: sojourn, allow: 0.011},
 		// The time-scale approximation for FCFS with heavy sizes: 5% low
 		// at SCV 30 (1.434 against 1.498 ± 0.065 and 1.529 ± 0.072 in two
 		// runs of 8 × 10⁶ jobs) and 10% high at SCV 10 (1.399 against
 		// 1.271 ± 0.017): 7% and 11% of E[T].
-		simCase{name: "least loaded FCFS h2:30", theory: jsqTheory(spec.FCFS, 30), cfg: farm(spec.JSQ, spec.FCFS, 30, 1_000_000), measure: sojourn, allow: 0.10},
-		simCase{name: "least loaded FCFS h2:10", theory: jsqTheory(spec.FCFS, 10), cfg: farm(spec.JSQ, spec.FCFS, 10, 1_000_000), measure: sojourn, allow: 0.14},
+		simCase{name: "least loaded FCFS h2:30", theory: jsqTheory(farm.FCFS, 30), model: simFarm(farm.JSQ, farm.FCFS, 30), set: simRun(1_000_000), measure: sojourn, allow: 0.10},
+		simCase{name: "least loaded FCFS h2:10", theory: jsqTheory(farm.FCFS, 10), model: simFarm(farm.JSQ, farm.FCFS, 10), set: simRun(1_000_000), measure: sojourn, allow: 0.14},
 	)
 	// Random dispatch under PS: E[T] and E[T/S] are 1/(1 − λ) = 10 for
 	// every size law (exact).
 	for _, c2 := range []float64{1, 30} {
 		rnd := func(t *testing.T) float64 {
-			r, err := SolveRandom(&Random{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: h2(c2)}, nil)
+			r, err := SolveRandom(&Random{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: h2(c2)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return r.Slowdown
 		}
-		cases = append(cases, simCase{name: "random PS slowdown " + h2(c2).String(), theory: rnd, cfg: farm(spec.Random, spec.PS, c2, 1_000_000),
+		cases = append(cases, simCase{name: "random PS slowdown " + h2(c2).String(), theory: rnd, model: simFarm(farm.Random, farm.PS, c2), set: simRun(1_000_000),
 			measure: func(r *sim.Result) *sim.Estimate { return r.Slowdown }})
 	}
 	// The correlation across servers of the counts on a board 500 old and
@@ -118,21 +121,21 @@ func TestAgainstSimulator(t *testing.T) {
 	// 0.722 ± 0.013): allowance 0.03 for that estimator at N = 100.
 	for _, c2 := range []float64{1, 30} {
 		corr := func(t *testing.T) float64 {
-			r, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: spec.PS, Sizes: h2(c2), Lags: []float64{500}}, nil)
+			r, err := SolveCorrelation(&Correlation{Load: 0.9, Discipline: farm.PS, Sizes: h2(c2), Lags: []float64{500}}, nil)
 			if err != nil || !r.Status.OK() {
 				t.Fatalf("%v, %v", r, err)
 			}
 			return r.Correlations[0]
 		}
-		cfg := farm(spec.Random, spec.PS, c2, 2_000_000)
-		cfg.CorrelationAge, cfg.Warmup = 500, 500_000
-		cases = append(cases, simCase{name: "board-age correlation " + h2(c2).String(), theory: corr, cfg: cfg,
+		set := simRun(2_000_000)
+		set.CorrelationAge, set.Warmup = 500, 500_000
+		cases = append(cases, simCase{name: "board-age correlation " + h2(c2).String(), theory: corr, model: simFarm(farm.Random, farm.PS, c2), set: set,
 			measure: func(r *sim.Result) *sim.Estimate { return r.Correlation }, allow: 0.03})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			want := c.theory(t)
-			res, err := sim.Run(c.cfg)
+			res, err := sim.Run(&c.model, &c.set)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/meanfield/bestofd"
-	"github.com/fluidlb/fluid/spec"
+	"github.com/fluidlb/fluid/farm"
 )
 
 // boardCurve is the N → ∞ mean time in system of a policy reading a board
 // refreshed every T (bestofd.PeriodicUpdate: d = 2 best of two, d = 0
 // least loaded), as a Curve in T. An attractor that did not settle is an
 // error: its last iterate is not the orbit's average.
-func boardCurve(d int, disc spec.Discipline, z spec.Sizes, evals *int) Curve {
+func boardCurve(d int, disc farm.Discipline, z farm.Sizes, evals *int) Curve {
 	return func(T float64) (float64, error) {
 		*evals++
 		r, err := bestofd.Attractor(&bestofd.PeriodicUpdate{D: d, Load: 0.9, Period: T, Discipline: disc, Sizes: z}, nil)
@@ -51,7 +51,7 @@ func TestStalenessTables(t *testing.T) {
 		from, to float64 // the range searched
 	}
 	for _, c2 := range []float64{1, 4, 10, 30} {
-		rr, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: spec.PS, Sizes: h2(c2)}, nil)
+		rr, err := SolveRoundRobin(&RoundRobin{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: h2(c2)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestStalenessTables(t *testing.T) {
 			if c.vsRandom {
 				than = 10
 			}
-			r, err := Crossing(boardCurve(c.d, spec.PS, h2(c2), &evals), Constant(than), c.from, c.to, &CrossingSettings{Grid: 5, XTol: 5e-3})
+			r, err := Crossing(boardCurve(c.d, farm.PS, h2(c2), &evals), Constant(than), c.from, c.to, &CrossingSettings{Grid: 5, XTol: 5e-3})
 			if err != nil {
 				t.Logf("SCV %v, %s: %v", c2, c.name, err)
 				continue
