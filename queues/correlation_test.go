@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // The M/M/1 count's autocorrelation integrates to the asymptotic

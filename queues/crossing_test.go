@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/farm"
 )
 
 func TestCrossing(t *testing.T) {

@@ -3,8 +3,8 @@ package queues_test
 import (
 	"fmt"
 
-	"github.com/fluidlb/fluid/queues"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/queues"
 )
 
 // A farm of 100 servers at load 0.9: round robin (each server E_100/M/1),

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/param"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fluidlb/fluid/qbd"

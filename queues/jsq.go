@@ -4,10 +4,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/qbd"
-	"github.com/fluidlb/fluid/farm"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // jsqBrute is JSQ with exponential sizes on the sorted queue lengths of N

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // erlangC is the probability of waiting in M/M/c with offered load a,

@@ -1,9 +1,9 @@
 package queues
 
 import (
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/farm"
 )
 
 // Bounds of the models' parameters.

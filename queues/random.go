@@ -3,9 +3,9 @@ package queues
 import (
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/farm"
 )
 
 // Random is a farm of N servers behind a dispatcher that sends each job

@@ -4,9 +4,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/farm"
 )
 
 // MaxServers bounds the farm size of the models that cost nothing per

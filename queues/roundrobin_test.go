@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
-	"github.com/fluidlb/fluid/farm"
 )
 
 // rrFCFSBrute is the E_N/K/1 FCFS queue as a CTMC on (arrival phase a,

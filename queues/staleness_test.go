@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fluidlb/fluid/meanfield/bestofd"
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/meanfield/bestofd"
 )
 
 // boardCurve is the N → ∞ mean time in system of a policy reading a board
