@@ -180,6 +180,13 @@ func edgeSettings(sys *System, s *EdgeSettings) (*EdgeSettings, error) {
 	if err := set.checkRange(sys, 1); err != nil {
 		return nil, err
 	}
+	evals := edgeEvaluations
+	if set.Search {
+		evals = searchEvaluations
+	}
+	if err := sys.checkWork("K", evals, set.Top/sys.Scale()); err != nil {
+		return nil, err
+	}
 	if !(set.RelTol > 0 && set.RelTol < 1) {
 		return nil, param.Errorf("RelTol", "%v, want a number in (0, 1)", set.RelTol)
 	}
@@ -214,6 +221,14 @@ func (set *EdgeSettings) checkRange(sys *System, reach float64) error {
 	}
 	return nil
 }
+
+// edgeEvaluations and searchEvaluations bound the map evaluations of an
+// edge for the cost model (MaxWork): 75–130 by the root path (a gap or a
+// hard collision adds a few solves), 600–1,400 by the search.
+const (
+	edgeEvaluations   = 150
+	searchEvaluations = 1400
+)
 
 // line is the write-up's reference line 0.9(k − 2) for the edge in
 // T(1−λ)².

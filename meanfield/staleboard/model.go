@@ -2,6 +2,7 @@ package staleboard
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fluidlb/fluid/internal/param"
 )
@@ -36,6 +37,14 @@ func (t Tally) String() string {
 // MaxK bounds the number of dispatchers.
 const MaxK = 1000
 
+// MinLoad is the lightest load taken. The busy servers are a fraction λ
+// of the board, and the fixed-point solves and the attractor's
+// classification stop at 1e-10 in ‖·‖₁: at λ = 1e-6 and T = 0.01 the
+// balanced state's mean time in system came out 1 − 5e-7, below the mean
+// job size (at 2e-5, 1 − 3e-8; at 1e-3 and above it holds, see
+// TestDomainInvariants).
+const MinLoad = 1e-4
+
 // System is the stale load board shared by K dispatchers at load λ: jobs
 // arrive at rate λ per server, the board of queue lengths is refreshed
 // periodically, and each dispatcher sends to the server of least board
@@ -46,7 +55,7 @@ const MaxK = 1000
 type System struct {
 	// K is the number of dispatchers, 1..MaxK.
 	K int
-	// Load is λ, 0 < λ < 1.
+	// Load is λ, MinLoad ≤ λ < 1.
 	Load float64
 	// Tally is what the dispatchers add to the board (default Own).
 	Tally Tally
@@ -57,8 +66,8 @@ func (s *System) Validate() error {
 	if s.K < 1 || s.K > MaxK {
 		return param.Errorf("K", "%d dispatchers, want 1..%d", s.K, MaxK)
 	}
-	if !param.Finite(s.Load) || s.Load <= 0 || s.Load >= 1 {
-		return param.Errorf("Load", "λ = %v, want 0 < λ < 1 (the board model needs a stable system)", s.Load)
+	if !param.Finite(s.Load) || s.Load < MinLoad || s.Load >= 1 {
+		return param.Errorf("Load", "λ = %v, want %v ≤ λ < 1 (the board model needs a stable system; at lighter loads the busy servers, a fraction λ, weigh too little against the solvers' tolerance 1e-10 on the board for the mean time in system)", s.Load, MinLoad)
 	}
 	if s.Tally < Own || s.Tally > Partitioned {
 		return param.Errorf("Tally", "unknown tally %d", int(s.Tally))
@@ -141,4 +150,38 @@ func Mean(p []float64) float64 {
 		s += float64(b) * x
 	}
 	return s
+}
+
+// PeriodCost is the cost model of one evaluation of the map of k
+// dispatchers at load λ and period T, in work units of about 10 ns on
+// one core: the passes of a period (about T/m of them) each cost
+// k·S·(S + k), S = m + 8√m the most service events of a pass, m =
+// min(T, k/λ) its longest executed part (the boundary weights: k + 1 rows
+// over S + k levels, each a sum over S service counts). Measured at
+// λ = 0.9 from an empty board (one period): 3.7 ms at k = 5, T = 400 (the
+// model says 2.6 ms), 8 ms at T = 3,000 (19), 22 ms at k = 50, T = 400,
+// 170 ms at k = 200, T = 400 (370), 0.3 s at k = 1,000, T = 50 (1.2),
+// 9 s at k = 1,000, T = 400 (8.7): within a factor 5, mostly above.
+func PeriodCost(k int, load, T float64) float64 {
+	m := math.Min(T, float64(k)/load)
+	S := m + 8*math.Sqrt(m)
+	return float64(k) * S * (S + float64(k)) * math.Max(1, T/m)
+}
+
+// MaxWork bounds the work of one computation by the cost model
+// PeriodCost: 1e11 units, about a quarter of an hour on one core.
+// Attractor, FixedPoint (their most periods times the cost of one) and
+// Edge (edgeEvaluations at the top of its search) refuse more before
+// any work: the default `fluid map` (k = 5, T = 400, 3,000 periods) is
+// 8e8, and k = 1,000 at T = 400 is 2.6e12.
+const MaxWork = 1e11
+
+// checkWork refuses a computation of the given number of map evaluations
+// at period T whose cost exceeds MaxWork, naming field.
+func (s *System) checkWork(field string, evaluations int, T float64) error {
+	w := float64(evaluations) * PeriodCost(s.MapK(), s.Load, T)
+	if w <= MaxWork {
+		return nil
+	}
+	return param.Errorf(field, "%d map evaluations at k = %d, λ = %v, T = %.4g cost about %.2g work units (PeriodCost, about 10 ns each: %.3g hours on one core), above the bound %g (about 15 minutes): fewer evaluations, fewer dispatchers or a shorter period", evaluations, s.MapK(), s.Load, T, w, w*1e-8/3600, float64(MaxWork))
 }
