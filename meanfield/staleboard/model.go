@@ -106,9 +106,11 @@ const (
 // rounding error on the mean time in system is about 1.4e-16·T/λ: 7e-10 at
 // this bound (measured at k = 5, T = 100: the waiting time λ·0.79 is
 // right to 0.1% at λ = 1e-5, 2% off at λ = 1e-6, and the mean time in
-// system falls below the mean size 1 at λ = 1e-8). At λ ≥ 0.2 the bound
-// is MaxPeriod's.
-const MaxPeriodPerLoad = 5e6
+// system falls below the mean size 1 at λ = 1e-8). It is set lower, 1e5:
+// TestDomainInvariants found that from an empty board at λ ≤ 1e-3 and
+// T ≥ 1,000 (T/λ ≥ 1e6) one period loses the whole board (its window
+// underflows; not yet understood), and refuses rather than fails.
+const MaxPeriodPerLoad = 1e5
 
 // Validate checks the model; the *param.Error names the field.
 func (m *Model) Validate() error {
