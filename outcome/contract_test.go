@@ -54,7 +54,7 @@ func outcomes(t *testing.T, res any) []outcome.Outcome {
 // result embeds: here small, fast problems that each deliver their answer.
 func TestEveryEntryPoint(t *testing.T) {
 	alpha := []float64{0.7, 0.3}
-	board := &staleboard.Model{K: 3, Load: 0.8, Period: 50}
+	board := &staleboard.Model{System: staleboard.System{K: 3, Load: 0.8}, Period: 50}
 	live := &bestofd.Model{D: 2, Load: 0.5}
 	decay := ode.Problem{Func: func(dy []float64, _ float64, y []float64) { dy[0] = -y[0] }}
 	integ, err := ode.NewIntegrator(decay, 1, nil)
@@ -78,9 +78,10 @@ func TestEveryEntryPoint(t *testing.T) {
 		{"fixedpoint.FollowEnd", call(fixedpoint.FollowEnd(family, &fixedpoint.EndSettings{Hi: 1, Lo: 0.5})), outcome.NoEdge},
 		{"staleboard.FixedPoint", call(staleboard.FixedPoint(board, nil)), outcome.Converged},
 		{"staleboard.Attractor", call(staleboard.Attractor(board, nil)), outcome.FixedPoint},
-		{"staleboard.Edge", call(staleboard.Edge(&staleboard.Model{K: 3, Load: 0.9}, nil)), outcome.EdgeFound},
-		{"staleboard.EdgeTable", call(staleboard.EdgeTable([]staleboard.Model{{K: 2, Load: 0.9}}, nil)), outcome.NoEdge},
-		{"staleboard.TipProbability", call(staleboard.TipProbability(&staleboard.Model{K: 5, Load: 0.9, Period: 400, Servers: 100}, nil)), outcome.Converged},
+		{"staleboard.Edge", call(staleboard.Edge(&staleboard.System{K: 3, Load: 0.9}, nil)), outcome.EdgeFound},
+		{"staleboard.EdgeTable", call(staleboard.EdgeTable([]staleboard.System{{K: 2, Load: 0.9}}, nil)), outcome.NoEdge},
+		{"staleboard.FiniteEdge", call(staleboard.FiniteEdge(&staleboard.FiniteModel{System: staleboard.System{K: 2, Load: 0.9}, Servers: 100}, nil)), outcome.NoEdge},
+		{"staleboard.TipProbability", call(staleboard.TipProbability(&staleboard.TipModel{FiniteModel: staleboard.FiniteModel{System: staleboard.System{K: 5, Load: 0.9}, Servers: 100}, Period: 400}, nil)), outcome.Converged},
 		{"jiq.Limit", call(jiq.Limit(&jiq.Model{Load: 0.9, Alpha: alpha})), outcome.Converged},
 		{"jiq.Trajectory", call(jiq.Trajectory(&jiq.Model{Load: 0.9, Alpha: alpha}, nil)), outcome.Converged},
 		{"jiq.Settle", call(jiq.Settle(&jiq.Model{Scenario: jiq.Queueing, Load: 0.5, Alpha: alpha}, nil)), outcome.Converged},
@@ -115,7 +116,7 @@ func TestEndingEarlyIsAStatus(t *testing.T) {
 		ran  ran
 		want outcome.Status
 	}{
-		{"staleboard.Attractor after 2 periods", call(staleboard.Attractor(&staleboard.Model{K: 5, Load: 0.9, Period: 1100},
+		{"staleboard.Attractor after 2 periods", call(staleboard.Attractor(&staleboard.Model{System: staleboard.System{K: 5, Load: 0.9}, Period: 1100},
 			&staleboard.AttractorSettings{Start: append(make([]float64, 110), 1), MaxIter: 2})), outcome.NotSettled},
 		{"jiq.Settle within t = 1", call(jiq.Settle(&jiq.Model{Load: 0.9, Alpha: []float64{0.7, 0.3}}, &jiq.SettleSettings{MaxTime: 1})), outcome.NotSettled},
 		{"bestofd.FixedPoint with 1 time unit of ODE", call(bestofd.FixedPoint(&bestofd.Model{D: 2, Load: 0.9}, &bestofd.FixedPointSettings{MaxTime: 1})), outcome.NotSettled},

@@ -106,7 +106,7 @@ func computeBistabilityData(quick bool, seed uint64, m *meter) (*BistabilityData
 }
 
 func mapBistability(k int, load, T float64) (BistabilityPoint, error) {
-	m := &staleboard.Model{K: k, Load: load, Period: T}
+	m := &staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: T}
 	bal, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Tol: 1e-9, MaxIter: 400})
 	if err != nil {
 		return BistabilityPoint{}, err

@@ -75,12 +75,12 @@ func computeEdgeData(quick bool, seed uint64, m *meter) (*EdgeData, error) {
 	ks := []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
 	loads := []float64{0.8, 0.9, 0.95}
 	s := &staleboard.EdgeSettings{}
-	var models []staleboard.Model
+	var models []staleboard.System
 	for _, l := range loads {
 		for _, k := range ks {
 			// Quick leaves out the slowest entries, λ = 0.95 with k > 6.
 			if !quick || l < 0.95 || k <= 6 {
-				models = append(models, staleboard.Model{K: k, Load: l})
+				models = append(models, staleboard.System{K: k, Load: l})
 			}
 		}
 	}

@@ -65,9 +65,9 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	const k, load, horizon = 5, 0.9, 100
 	d := &FiniteEdgeData{K: k, Load: load, Horizon: horizon}
 	ns := []int{25, 50, 100, 200, 400, 800, 1600, 3200, 10000}
-	models := []staleboard.Model{{K: k, Load: load}}
+	var models []staleboard.FiniteModel
 	for _, n := range ns {
-		models = append(models, staleboard.Model{K: k, Load: load, Servers: n})
+		models = append(models, staleboard.FiniteModel{System: staleboard.System{K: k, Load: load}, Servers: n, Horizon: horizon})
 	}
 	curveN := []int{25, 100, 800}
 	if quick {
@@ -81,15 +81,14 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	for _, n := range curveN {
 		m.grow(tipPeriods * max(n/12, 1))
 	}
-	set := &staleboard.EdgeSettings{Horizon: horizon}
+	set := &staleboard.FiniteSettings{}
 	set.Progress = m.share(1 + 10*len(ns))
-	edges, err := staleboard.EdgeTable(models, set)
+	edges, err := staleboard.FiniteEdgeTable(models, set)
 	if err != nil {
 		return nil, err
 	}
-	inf := edges[0]
-	d.Infinite = inf.Scaled
-	for _, r := range edges[1:] {
+	d.Infinite = edges[0].Infinite.Scaled
+	for _, r := range edges {
 		if r.Status == outcome.EdgeFound {
 			d.EdgeN, d.Edge = append(d.EdgeN, r.Servers), append(d.Edge, r.Scaled)
 		}
@@ -101,7 +100,7 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	var from []float64
 	for j := 1; j <= steps; j++ {
 		x := d.Infinite * (1 + 0.35*float64(j)/float64(steps))
-		e, err := staleboard.NewEscape(&staleboard.Model{K: k, Load: load, Period: x / scale}, from)
+		e, err := staleboard.NewEscape(&staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: x / scale}, from)
 		if err != nil {
 			return nil, err
 		}

@@ -51,7 +51,7 @@ func renders(t *testing.T, f *Figure, legend ...string) {
 func TestEdgeFigure(t *testing.T) {
 	var res []*staleboard.EdgeResult
 	for _, k := range []int{2, 3, 5} {
-		r, err := staleboard.Edge(&staleboard.Model{K: k, Load: 0.9}, nil)
+		r, err := staleboard.Edge(&staleboard.System{K: k, Load: 0.9}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

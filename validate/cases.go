@@ -214,7 +214,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 		T       float64
 		periods int
 	}{{1, 600, 12}, {5, 400, 15}, {5, 20, 200}} {
-		att, err := staleboard.Attractor(&staleboard.Model{K: c.k, Load: load, Period: c.T}, nil)
+		att, err := staleboard.Attractor(&staleboard.Model{System: staleboard.System{K: c.k, Load: load}, Period: c.T}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +244,7 @@ func boardFixedPoints(e *env) ([]Check, error) {
 // replication tips at 1.5·T*, every one tips at 0.6·T*.
 func edgeCase(e *env) ([]Check, error) {
 	const n, k, load = 800, 5, 0.9
-	edge, err := staleboard.Edge(&staleboard.Model{K: k, Load: load}, nil)
+	edge, err := staleboard.Edge(&staleboard.System{K: k, Load: load}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func bistability(e *env) ([]Check, error) {
 	const n, k, load = 100, 5, 0.9
 	// T* from the published 2.90 would do; computing it keeps the
 	// case honest about the map.
-	edge, err := staleboard.Edge(&staleboard.Model{K: k, Load: load}, nil)
+	edge, err := staleboard.Edge(&staleboard.System{K: k, Load: load}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func herdSojourn(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		att, err := staleboard.Attractor(&staleboard.Model{K: k, Load: load, Period: T}, &staleboard.AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
+		att, err := staleboard.Attractor(&staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: T}, &staleboard.AttractorSettings{Start: half, Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			return nil, err
 		}
@@ -497,7 +497,7 @@ func staleBoard(e *env) ([]Check, error) {
 func finiteNoise(e *env) ([]Check, error) {
 	const k, load, T = 5, 0.9, 300.0
 	n := e.scale(4000, 1000)
-	m := &staleboard.Model{K: k, Load: load, Period: T}
+	m := &staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: T}
 	fp, err := staleboard.FixedPoint(m, nil)
 	if err != nil {
 		return nil, err
@@ -602,11 +602,11 @@ func finiteEdge(e *env) ([]Check, error) {
 	if !e.quick {
 		ns = []int{25, 100, 800}
 	}
-	var models []staleboard.Model
+	var models []staleboard.FiniteModel
 	for _, n := range ns {
-		models = append(models, staleboard.Model{K: k, Load: load, Servers: n})
+		models = append(models, staleboard.FiniteModel{System: staleboard.System{K: k, Load: load}, Servers: n, Horizon: horizon})
 	}
-	theory, err := staleboard.EdgeTable(models, &staleboard.EdgeSettings{Horizon: horizon})
+	theory, err := staleboard.FiniteEdgeTable(models, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -680,7 +680,7 @@ func spreadHerd(e *env) ([]Check, error) {
 			if err != nil {
 				return nil, err
 			}
-			att, err := staleboard.Attractor(&staleboard.Model{K: k, Load: load, Period: r.T}, &staleboard.AttractorSettings{Start: start, MaxIter: to})
+			att, err := staleboard.Attractor(&staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: r.T}, &staleboard.AttractorSettings{Start: start, MaxIter: to})
 			if err != nil {
 				return nil, err
 			}

@@ -114,35 +114,22 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if o.simulate && (o.reps < 2 || o.reps > 10000) {
 		return usagef("invalid --reps: %d, want 2..10000", o.reps)
 	}
-	var models []staleboard.Model
-	for _, l := range o.loads {
-		for _, k := range ks {
-			for _, n := range ns {
-				models = append(models, staleboard.Model{K: k, Load: l, Servers: n})
-			}
-		}
-	}
 	start := time.Now()
 	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
 	defer c.stop()
-	set := &staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, Horizon: o.horizon, MaxPeriod: o.maxT, Run: c.run(o.workers)}
-	results, err := staleboard.EdgeTable(models, set)
-	c.done()
-	if err != nil {
-		return paramUsage(err)
-	}
+	set := staleboard.EdgeSettings{Floor: o.floor, Confirm: o.confirm, MaxPeriod: o.maxT, Run: c.run(o.workers)}
 	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
-	for _, r := range results {
-		if r.Status != outcome.Interrupted {
-			rep.Rows = append(rep.Rows, newEdgeRow(r, o.floor))
-		}
+	entries, err := edgeRows(rep, ks, o.loads, ns[1:], o.horizon, &set)
+	c.done()
+	if err != nil {
+		return paramUsage(err)
 	}
 	var halted error
-	if len(rep.Rows) < len(models) {
-		halted = c.halted("%d of %d entries finished (printed)", len(rep.Rows), len(models))
+	if len(rep.Rows) < entries {
+		halted = c.halted("%d of %d entries finished (printed)", len(rep.Rows), entries)
 	}
 	if o.simulate && halted == nil {
 		c.label = "simulating"
@@ -206,38 +193,56 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 	return len(rows), len(rows), nil
 }
 
+// edgeRows computes the edges of every load and k (and, for each, of
+// every N of servers) into rep's rows, in that order, and returns the
+// number of rows a finished computation has: with servers, the N = ∞ row
+// of each system is the edge its finite-N search started from.
+func edgeRows(rep *report.Edge, ks []int, loads []float64, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
+	var systems []staleboard.System
+	for _, l := range loads {
+		for _, k := range ks {
+			systems = append(systems, staleboard.System{K: k, Load: l})
+		}
+	}
+	if len(servers) == 0 {
+		results, err := staleboard.EdgeTable(systems, set)
+		for _, r := range results {
+			if r.Status != outcome.Interrupted {
+				rep.Rows = append(rep.Rows, newEdgeRow(r, set.Floor))
+			}
+		}
+		return len(systems), err
+	}
+	var models []staleboard.FiniteModel
+	for _, s := range systems {
+		for _, n := range servers {
+			models = append(models, staleboard.FiniteModel{System: s, Servers: n, Horizon: horizon})
+		}
+	}
+	results, err := staleboard.FiniteEdgeTable(models, &staleboard.FiniteSettings{EdgeSettings: *set})
+	for i, r := range results {
+		if inf := r.Infinite; i%len(servers) == 0 && inf != nil && inf.Status != outcome.Interrupted {
+			rep.Rows = append(rep.Rows, newEdgeRow(inf, set.Floor))
+		}
+		if r.Status != outcome.Interrupted {
+			rep.Rows = append(rep.Rows, newFiniteRow(r, set.Floor))
+		}
+	}
+	return len(systems) * (1 + len(servers)), err
+}
+
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 	row := report.EdgeRow{
 		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
-		Leading: complexOf(r.Leading),
-		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
+		Leading: ptr(complexOf(r.Leading)),
+		Radius:  ptr(r.Radius), BoardMean: ptr(r.BoardMean), Sojourn: ptr(r.Sojourn),
 		Evals: r.Evaluations, RowSeconds: r.Elapsed.Seconds(), Status: r.Status.Name(),
 	}
-	if r.Servers == 0 && r.Method != "" {
+	if r.Method != "" {
 		row.Method = ptr(string(r.Method))
 		if r.Fallback != "" {
 			row.Fallback = ptr(r.Fallback)
 		}
-	}
-	if r.Servers > 0 {
-		row.Servers, row.Horizon = ptr(r.Servers), ptr(r.Horizon)
-		if r.Infinite.Status == outcome.EdgeFound {
-			row.InfiniteScaled = ptr(r.Infinite.Scaled)
-		}
-		switch r.Status {
-		case outcome.AboveRange:
-			row.Bracket = []float64{r.Lo}
-			return row
-		case outcome.NoEdge:
-			return row
-		}
-		row.Mechanism = ptr("escape within the horizon")
-		row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
-		row.Bracket = []float64{r.Lo, r.Hi}
-		if r.Line > 0 {
-			row.Ratio = ptr(r.Scaled / r.Line)
-		}
-		return row
 	}
 	if r.Status == outcome.NoEdge {
 		return row
@@ -258,6 +263,34 @@ func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 	return row
 }
 
+// newFiniteRow is the row of a finite-N edge: the fields of the N = ∞
+// edge's last fixed point (leading, radius, board_mean, sojourn, branch,
+// method) are null.
+func newFiniteRow(r *staleboard.FiniteEdgeResult, floor float64) report.EdgeRow {
+	row := report.EdgeRow{
+		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
+		Evals: r.Evaluations, RowSeconds: r.Elapsed.Seconds(), Status: r.Status.Name(),
+		Servers: ptr(r.Servers), Horizon: ptr(r.Horizon),
+	}
+	if r.Infinite.Status == outcome.EdgeFound {
+		row.InfiniteScaled = ptr(r.Infinite.Scaled)
+	}
+	switch r.Status {
+	case outcome.AboveRange:
+		row.Bracket = []float64{r.Lo}
+		return row
+	case outcome.NoEdge:
+		return row
+	}
+	row.Mechanism = ptr("escape within the horizon")
+	row.Period, row.Scaled = ptr(r.Period), ptr(r.Scaled)
+	row.Bracket = []float64{r.Lo, r.Hi}
+	if r.Line > 0 {
+		row.Ratio = ptr(r.Scaled / r.Line)
+	}
+	return row
+}
+
 func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	var b strings.Builder
 	b.WriteString("Tipping edge of the stale load board, k dispatchers each adding its own sends (N → ∞, refresh-period map)\n\n")
@@ -271,14 +304,14 @@ func writeEdgeTable(w io.Writer, r *report.Edge) error {
 			continue
 		}
 		if row.Scaled == nil {
-			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(*row.Leading), *row.Sojourn, row.RowSeconds)
 			continue
 		}
 		ratio := ""
 		if row.Ratio != nil {
 			ratio = fmt.Sprintf("%.3f", *row.Ratio)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, *row.Mechanism, fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, *row.Mechanism, fmtComplex(*row.Leading), *row.Sojourn, row.RowSeconds)
 		confirmed = confirmed || row.Confirm != nil
 	}
 	tw.Flush()

@@ -97,7 +97,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	m := &staleboard.Model{K: o.k, Load: o.load, Period: o.period, Tally: tally}
+	m := &staleboard.Model{System: staleboard.System{K: o.k, Load: o.load, Tally: tally}, Period: o.period}
 	mp, err := staleboard.NewMap(m)
 	if err != nil {
 		return paramUsage(err)

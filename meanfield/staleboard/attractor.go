@@ -196,6 +196,9 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	if !(set.Tol <= 1e-2) || set.Tol < 1e-15 {
 		return nil, param.Errorf("Tol", "%v, want 1e-15 ≤ Tol ≤ 0.01 (a distance between probability distributions, at most 2)", set.Tol)
 	}
+	if err := m.checkWork("MaxIter", set.MaxIter, m.Period); err != nil {
+		return nil, err
+	}
 	if m.Period > MaxAttractorPeriod {
 		return nil, param.Errorf("Period", "T = %v, want T ≤ %v for iterating the map (one period costs about 20 ms at T = 5,000, and iteration runs thousands)", m.Period, MaxAttractorPeriod)
 	}

@@ -20,7 +20,7 @@ func benchBoard(b *testing.B, m *Map) []float64 {
 // balanced state (target: ≤ 1 ms and no allocation per period; see
 // docs/performance.md).
 func BenchmarkMap(b *testing.B) {
-	m, err := NewMap(&Model{K: 5, Load: 0.9, Period: 400})
+	m, err := NewMap(&Model{System: System{K: 5, Load: 0.9}, Period: 400})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func BenchmarkMap(b *testing.B) {
 func BenchmarkEdge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Edge(&Model{K: 5, Load: 0.9}, nil); err != nil {
+		if _, err := Edge(&System{K: 5, Load: 0.9}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -48,10 +48,10 @@ func BenchmarkEdge(b *testing.B) {
 // BenchmarkEdgeTable is the table of `fluid edge -k 2..10 --load
 // 0.8,0.9,0.95`: 27 entries on all cores (target: ≤ 15 s on 2).
 func BenchmarkEdgeTable(b *testing.B) {
-	var models []Model
+	var models []System
 	for _, load := range []float64{0.8, 0.9, 0.95} {
 		for k := 2; k <= 10; k++ {
-			models = append(models, Model{K: k, Load: load})
+			models = append(models, System{K: k, Load: load})
 		}
 	}
 	for b.Loop() {

@@ -5,12 +5,24 @@
 // The model and its equations, with the published numbers it reproduces, are
 // written out in docs/models.md#stale-board-with-k-dispatchers.
 //
-// The entry points follow package outcome: FixedPoint (Status Converged,
-// or how the solve ended), Attractor (FixedPoint, Cycle or NotSettled),
-// Edge and EdgeTable (EdgeFound, NoEdge, AboveRange for a finite N whose
-// system tips over the whole range, Interrupted when the context in
-// EdgeSettings.Run is cancelled), and TipProbability; each result embeds
-// an outcome.Outcome counting the map evaluations.
+// The package is split by problem, each with its own model, settings and
+// result. System (k, λ, tally) is what they share. At N → ∞: Model (a
+// System at one refresh period) for NewMap, FixedPoint (Status Converged,
+// or how the solve ended) and Attractor (FixedPoint, Cycle or
+// NotSettled); the System itself for Edge and EdgeTable (EdgeFound,
+// NoEdge). At finite N: FiniteModel (servers and horizon) for FiniteEdge
+// and FiniteEdgeTable (EdgeFound, NoEdge, AboveRange when the system
+// tips over the whole range), TipModel (a FiniteModel at one period) for
+// TipProbability, and the N-free parts at one period, BoardNoise and
+// NewEscape, on a Model. Tables end their unfinished entries Interrupted
+// when the Context of their settings' Run is cancelled; each result
+// embeds an outcome.Outcome counting the map evaluations.
+//
+// Bounds, checked before any work: MinLoad ≤ λ, MinPeriod ≤ T ≤
+// MaxPeriod and T ≤ MaxPeriodPerLoad·λ (below and beyond them the map's
+// mean time in system is lost to the solvers' tolerance or to rounding),
+// N ≥ MinServers(k), and a cost model of the map (PeriodCost) that keeps
+// one computation below MaxWork.
 //
 // # Model
 //
@@ -22,7 +34,7 @@
 // server minimising board + tally (ties at random). With a shared tally
 // (every dispatcher counts every send), or with the servers partitioned
 // among the dispatchers, the system behaves as one dispatcher: the model
-// with k = 1 (Model.Tally, Model.MapK).
+// with k = 1 (System.Tally, System.MapK).
 //
 // # The refresh-period map
 //
@@ -147,7 +159,7 @@
 // state is still stable: their edge T*(N, H) — the period at which a
 // system started balanced tips within H refresh periods with probability
 // ½ — lies above T*. The escape analysis (Escape, TipProbability, and
-// Edge with Model.Servers > 0) computes it from the map, with nothing
+// FiniteEdge) computes it from the map, with nothing
 // fitted:
 //
 // Noise per period (BoardNoise). Write the next board as Φ_T(x) + ξ/√N.

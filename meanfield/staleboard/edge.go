@@ -29,10 +29,6 @@ type EdgeSettings struct {
 	// Confirm runs the dynamic confirmation (see EdgeConfirmation) of an
 	// N = ∞ edge.
 	Confirm bool
-	// Horizon is H, the refresh periods within which a finite system must
-	// tip for the finite-N edge (Model.Servers > 0). Default
-	// DefaultHorizon.
-	Horizon int
 	// MaxPeriod bounds the refresh periods the search may visit, in T:
 	// the search cost grows faster than T, so an edge whose search starts above
 	// it (λ close to 1: T* ≈ 0.9(k−2)/(1−λ)²) is refused before any work
@@ -72,21 +68,19 @@ type EdgeConfirmation struct {
 	BelowSojourn    float64
 }
 
-// EdgeResult is the tipping edge of the stale board with k dispatchers.
+// EdgeResult is the tipping edge of the stale board with k dispatchers at
+// N → ∞.
 //
 // Its Status is EdgeFound once the edge is bracketed to RelTol, NoEdge
 // when the balanced fixed point can be followed down to the floor (no
-// edge, as for k = 2), AboveRange (finite N only) when the tipping
-// probability stays ≥ ½ over the whole search, and Interrupted when the
-// Context was cancelled before the entry finished (the other fields are
-// then those of the model alone). Evaluations counts the map evaluations
-// (every one: solves, finite differences, spectra, the confirmation);
-// Elapsed is the wall time.
+// edge, as for k = 2), and Interrupted when the Context was cancelled
+// before the entry finished (the other fields are then those of the
+// system alone). Evaluations counts the map evaluations (every one:
+// solves, finite differences, spectra, the confirmation); Elapsed is the
+// wall time.
 type EdgeResult struct {
 	outcome.Outcome
-	K     int
-	Load  float64
-	Tally Tally
+	System
 	// Period is T*, the lowest refresh period with a stable balanced fixed
 	// point (followed from long T, hops between coexisting branches
 	// allowed), and Scaled = T*(1−λ)². With NoEdge they are the floor.
@@ -114,30 +108,14 @@ type EdgeResult struct {
 	Line float64
 	// Confirmation is set when EdgeSettings.Confirm is.
 	Confirmation *EdgeConfirmation
-	// Method is how the N = ∞ edge was located: EdgeRoot (the border
-	// collision solved for), EdgeSearch (EdgeSettings.Search) or
-	// EdgeFallback (the root path gave way to the search; Fallback says
-	// why).
+	// Method is how the edge was located: EdgeRoot (the border collision
+	// solved for), EdgeSearch (EdgeSettings.Search) or EdgeFallback (the
+	// root path gave way to the search; Fallback says why).
 	Method   EdgeMethod
 	Fallback string
 
-	// Servers and Horizon are the model's N and the settings' horizon H
-	// for a finite-N edge (zero for N = ∞). Its Period and Scaled are then
-	// T*(N, H), where a system of N servers started balanced tips within H
-	// refresh periods with probability ½ (see TipProbability); Lo and Hi
-	// bracket it (probability ≥ ½ at Lo, < ½ at Hi); Infinite is the
-	// N = ∞ edge the search starts from; Escapes counts the escape analyses
-	// (see Escape) the search computed or shared. The fields that describe
-	// the ending branch (Branch, Mechanism, Leading, …) belong to the
-	// N = ∞ edge and are left zero. Status is NoEdge when P < ½ already
-	// at the floor (no edge at N either), AboveRange when P stays ≥ ½ over
-	// the whole search (Period and Lo are then a lower bound).
-	Servers, Horizon int
-	Infinite         *EdgeResult
-	Escapes          int
-
-	// board is the balanced fixed point at Hi (N = ∞), where a finite-N
-	// search continues from.
+	// board is the balanced fixed point at Hi, where a finite-N search
+	// continues from.
 	board []float64
 }
 
@@ -157,26 +135,17 @@ const (
 )
 
 // Edge computes the tipping edge T* of the refresh-period map for the
-// model's k dispatchers at load λ (its Period must be 0: the edge is a
-// period): the lowest T down to which a stable balanced fixed point can be
-// followed from long T, hopping to a coexisting branch where one ends.
-// The end, a border collision, is solved for as a root (see the package
-// documentation for the method and its cost); where that fails the search
-// of fixedpoint.FollowEnd (continuation, hops to coexisting branches, a
-// dynamic stability test, bisection) takes over, and EdgeResult.Method
-// says which did. A state counts as balanced only if its board mean is
-// within a factor 1.6 of the followed one (the herd multiplies it by 5 or
-// more).
-func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
-	set, err := edgeSettings(m, s)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*EdgeResult, 1)
-	err = edgeGroup([]Model{*m}, []int{0}, set, out, func(int) { set.Report(1, 1, "") })
-	if err != nil && set.Stopped() {
-		return interrupted(m, set), nil
-	}
+// system's k dispatchers at load λ: the lowest T down to which a stable
+// balanced fixed point can be followed from long T, hopping to a
+// coexisting branch where one ends. The end, a border collision, is
+// solved for as a root (see the package documentation for the method and
+// its cost); where that fails the search of fixedpoint.FollowEnd
+// (continuation, hops to coexisting branches, a dynamic stability test,
+// bisection) takes over, and EdgeResult.Method says which did. A state
+// counts as balanced only if its board mean is within a factor 1.6 of the
+// followed one (the herd multiplies it by 5 or more).
+func Edge(sys *System, s *EdgeSettings) (*EdgeResult, error) {
+	out, err := EdgeTable([]System{*sys}, s)
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +153,9 @@ func Edge(m *Model, s *EdgeSettings) (*EdgeResult, error) {
 }
 
 // interrupted is the result of an entry the Context stopped.
-func interrupted(m *Model, set *EdgeSettings) *EdgeResult {
-	r := &EdgeResult{K: m.K, Load: m.Load, Tally: m.Tally, Line: line(m.K), Collision: math.NaN()}
+func interrupted(sys *System) *EdgeResult {
+	r := &EdgeResult{System: *sys, Line: line(sys.K), Collision: math.NaN()}
 	r.Status = outcome.Interrupted
-	if m.Servers > 0 {
-		r.Servers, r.Horizon = m.Servers, set.Horizon
-	}
 	return r
 }
 
@@ -197,41 +163,29 @@ func interrupted(m *Model, set *EdgeSettings) *EdgeResult {
 // λ = 0.98 at k = 5.
 const DefaultEdgeMaxPeriod = 20000
 
-// edgeSettings checks an edge's model (which takes no period), fills in
-// the settings' defaults and checks them.
-func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
-	if err := m.Validate(); err != nil {
+// edgeSettings checks an edge's system, fills in the settings' defaults
+// and checks them.
+func edgeSettings(sys *System, s *EdgeSettings) (*EdgeSettings, error) {
+	if err := sys.Validate(); err != nil {
 		return nil, err
-	}
-	if m.Period != 0 {
-		return nil, param.Errorf("Period", "T = %v: the edge is a refresh period, leave Period 0", m.Period)
 	}
 	set := EdgeSettings{}
 	if s != nil {
 		set = *s
 	}
 	set.Floor = param.Or(set.Floor, 0.05)
-	set.Horizon = param.Or(set.Horizon, DefaultHorizon)
-	if set.Horizon < 1 || set.Horizon > MaxHorizon {
-		return nil, param.Errorf("Horizon", "%d refresh periods, want 1..%d", set.Horizon, MaxHorizon)
-	}
-	set.Top = param.Or(set.Top, 1.25*math.Max(line(m.K), 0.5)+1)
+	set.Top = param.Or(set.Top, 1.25*math.Max(line(sys.K), 0.5)+1)
 	set.RelTol = param.Or(set.RelTol, 1e-4)
-	if err := param.Positive("Floor", set.Floor); err != nil {
+	set.MaxPeriod = param.Or(set.MaxPeriod, DefaultEdgeMaxPeriod)
+	if err := set.checkRange(sys, 1); err != nil {
 		return nil, err
 	}
-	if !(set.Top > set.Floor) || !param.Finite(set.Top) {
-		return nil, param.Errorf("Top", "search range [%v, %v] in T(1−λ)² is empty", set.Floor, set.Top)
+	evals := edgeEvaluations
+	if set.Search {
+		evals = searchEvaluations
 	}
-	set.MaxPeriod = param.Or(set.MaxPeriod, DefaultEdgeMaxPeriod)
-	if !(set.MaxPeriod > 0) || set.MaxPeriod > MaxPeriod {
-		return nil, param.Errorf("MaxPeriod", "%v, want 0 < T ≤ %v", set.MaxPeriod, MaxPeriod)
-	}
-	if T := set.Floor / m.Scale(); T < MinPeriod {
-		return nil, param.Errorf("Floor", "%v is T = %.3g at λ = %v, want T ≥ %v mean service times", set.Floor, T, m.Load, MinPeriod)
-	}
-	if T := set.Top / m.Scale(); T > set.MaxPeriod {
-		return nil, param.Errorf("MaxPeriod", "the search for k = %d at λ = %v starts at T = %.4g, above the bound %v: the search cost grows faster than T (about T^1.1 per map evaluation, more evaluations at large T) (raise the bound to compute it anyway)", m.K, m.Load, T, set.MaxPeriod)
+	if err := sys.checkWork("K", evals, set.Top/sys.Scale()); err != nil {
+		return nil, err
 	}
 	if !(set.RelTol > 0 && set.RelTol < 1) {
 		return nil, param.Errorf("RelTol", "%v, want a number in (0, 1)", set.RelTol)
@@ -242,72 +196,56 @@ func edgeSettings(m *Model, s *EdgeSettings) (*EdgeSettings, error) {
 	return &set, nil
 }
 
+// checkRange checks the periods a search of the system visits, from the
+// floor up to reach times the top, against the settings' and the map's
+// bounds.
+func (set *EdgeSettings) checkRange(sys *System, reach float64) error {
+	if err := param.Positive("Floor", set.Floor); err != nil {
+		return err
+	}
+	if !(set.Top > set.Floor) || !param.Finite(set.Top) {
+		return param.Errorf("Top", "search range [%v, %v] in T(1−λ)² is empty", set.Floor, set.Top)
+	}
+	if !(set.MaxPeriod > 0) || set.MaxPeriod > MaxPeriod {
+		return param.Errorf("MaxPeriod", "%v, want 0 < T ≤ %v", set.MaxPeriod, MaxPeriod)
+	}
+	scale := sys.Scale()
+	if T := set.Floor / scale; T < MinPeriod {
+		return param.Errorf("Floor", "%v is T = %.3g at λ = %v, want T ≥ %v mean service times", set.Floor, T, sys.Load, MinPeriod)
+	}
+	if T := set.Top / scale; T > set.MaxPeriod {
+		return param.Errorf("MaxPeriod", "the search for k = %d at λ = %v starts at T = %.4g, above the bound %v: the search cost grows faster than T (about T^1.1 per map evaluation, more evaluations at large T) (raise the bound to compute it anyway)", sys.K, sys.Load, T, set.MaxPeriod)
+	}
+	if T := reach * set.Top / scale; T > MaxPeriodPerLoad*sys.Load {
+		return param.Errorf("Load", "λ = %v: the search for k = %d reaches T = %.4g, want T ≤ %g·λ = %.4g: at lighter loads the map's mean time in system is lost to rounding (its error is about 1.4e-16·T/λ)", sys.Load, sys.K, T, MaxPeriodPerLoad, MaxPeriodPerLoad*sys.Load)
+	}
+	return nil
+}
+
+// edgeEvaluations and searchEvaluations bound the map evaluations of an
+// edge for the cost model (MaxWork): 75–130 by the root path (a gap or a
+// hard collision adds a few solves), 600–1,400 by the search.
+const (
+	edgeEvaluations   = 150
+	searchEvaluations = 1400
+)
+
 // line is the write-up's reference line 0.9(k − 2) for the edge in
 // T(1−λ)².
 func line(k int) float64 { return 0.9 * float64(k-2) }
 
-// edge computes the N = ∞ edge of mod with settings already filled in.
-func edge(mod *Model, set *EdgeSettings) (*EdgeResult, error) {
+// edge computes the N = ∞ edge of sys with settings already filled in.
+func edge(sys *System, set *EdgeSettings) (*EdgeResult, error) {
 	start := time.Now()
-	k, load := mod.MapK(), mod.Load
-	line := line(mod.K)
-	scale := (1 - load) * (1 - load)
-	res := &EdgeResult{K: mod.K, Load: load, Tally: mod.Tally, Line: line, Collision: math.NaN()}
-
-	// Size the support at the top: the balanced fixed point there, from an
-	// empty board, raising the top until it is balanced.
-	top := set.Top / scale
-	// The root path only starts from the top's fixed point (every point it
-	// reports is solved on its own); the search continues it, as before.
-	topTol := 1e-10
-	if !set.Search {
-		topTol = rootTopTol
+	k, load, scale := sys.MapK(), sys.Load, sys.Scale()
+	res := &EdgeResult{System: *sys, Line: line(sys.K), Collision: math.NaN()}
+	top, x0, evals, err := edgeTop(k, load, set)
+	res.Evaluations += evals
+	if err != nil {
+		return nil, err
 	}
-	var n int
-	var x0 []float64
-	for {
-		board, sojourn, evals, ok, err := topFixedPoint(k, load, top, set, topTol)
-		res.Evaluations += evals
-		if err != nil {
-			return nil, err
-		}
-		if ok && sojourn*(1-load) < 5 {
-			n = max(2*support(board, 1e-18)+32, 64)
-			x0 = pad(board[:min(len(board), n)], n)
-			break
-		}
-		if top > 1e6 {
-			return nil, fmt.Errorf("staleboard: no balanced state found up to T = %g (k = %d, λ = %v)", top, k, load)
-		}
-		top *= 2
-	}
-	run := &edgeRun{k: k, load: load, set: set, n: n, maps: map[float64]*Map{}}
-	fam := run.family()
-	endSettings := func(hi float64, x []float64) *fixedpoint.EndSettings {
-		return &fixedpoint.EndSettings{
-			Hi:     hi,
-			X0:     x,
-			Lo:     set.Floor / scale,
-			RelTol: set.RelTol,
-			// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
-			// gives the outer eigenvalues for 48 evaluations.
-			Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
-		}
-	}
-	var end *fixedpoint.End
-	var err error
-	if set.Search {
-		res.Method = EdgeSearch
-		end, err = fixedpoint.FollowEnd(fam, endSettings(top, x0))
-	} else {
-		res.Method = EdgeRoot
-		end, err = run.rootEdge(top, x0, set.Floor/scale, set.RelTol)
-		if errors.Is(err, errNoRoot) {
-			// The search, from the top.
-			res.Method, res.Fallback = EdgeFallback, err.Error()
-			end, err = fixedpoint.FollowEnd(fam, endSettings(top, x0))
-		}
-	}
+	run := &edgeRun{k: k, load: load, set: set, n: len(x0), maps: map[float64]*Map{}}
+	end, err := run.locate(res, top, x0)
 	if err != nil {
 		return nil, err
 	}
@@ -332,17 +270,9 @@ func edge(mod *Model, set *EdgeSettings) (*EdgeResult, error) {
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
 	res.board = end.X
 	if set.Confirm && res.Status == outcome.EdgeFound {
-		// Above the edge, start from the followed (verified stable) fixed
-		// point nearest 1.01·T*; below it, from the last one.
-		above, xa, err := run.confirmAbove(end)
-		if err != nil {
+		if res.Confirmation, evals, err = run.confirm(end); err != nil {
 			return nil, err
 		}
-		c, evals, err := confirmEdge(k, load, end.Hi, end.X, above, xa)
-		if err != nil {
-			return nil, err
-		}
-		res.Confirmation = c
 		res.Evaluations += evals
 	}
 	res.Evaluations += run.evals
@@ -350,17 +280,89 @@ func edge(mod *Model, set *EdgeSettings) (*EdgeResult, error) {
 	return res, nil
 }
 
-// confirmEdge checks the edge dynamically: at above (> edge) a zero-sum
-// perturbation of the stable fixed point xa there decays; at 0.99·edge,
-// iteration from x (the fixed point at the edge) leaves the balanced state.
-func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []float64) (*EdgeConfirmation, int, error) {
-	c := &EdgeConfirmation{Above: above, Below: 0.99 * edge}
+// edgeTop sizes the support at the top of the search: the balanced fixed
+// point there, from an empty board, raising the top until it is balanced.
+// It returns the top's period, its fixed point padded to the support, and
+// the map evaluations.
+func edgeTop(k int, load float64, set *EdgeSettings) (float64, []float64, int, error) {
+	top := set.Top / ((1 - load) * (1 - load))
+	// The root path only starts from the top's fixed point (every point it
+	// reports is solved on its own); the search continues it, as before.
+	topTol := 1e-10
+	if !set.Search {
+		topTol = rootTopTol
+	}
 	evals := 0
-	ma := newMap(k, load, c.Above)
-	fp := struct{ X []float64 }{xa}
-	// A zero-sum perturbation moving 1e-4 of mass one level up, iterated
-	// on the free support (Apply), so no mass is cut.
-	p := append([]float64(nil), fp.X...)
+	for {
+		board, sojourn, n, ok, err := topFixedPoint(k, load, top, set, topTol)
+		evals += n
+		if err != nil {
+			return 0, nil, evals, err
+		}
+		if ok && sojourn*(1-load) < 5 {
+			n := max(2*support(board, 1e-18)+32, 64)
+			return top, pad(board[:min(len(board), n)], n), evals, nil
+		}
+		if top > 1e6 {
+			return 0, nil, evals, fmt.Errorf("staleboard: no balanced state found up to T = %g (k = %d, λ = %v)", top, k, load)
+		}
+		top *= 2
+	}
+}
+
+// locate finds the end of the balanced branch below the top's fixed
+// point x0: by the root path, the search, or the root path falling back
+// on the search (res's Method and Fallback say which).
+func (r *edgeRun) locate(res *EdgeResult, top float64, x0 []float64) (*fixedpoint.End, error) {
+	set, scale := r.set, (1-r.load)*(1-r.load)
+	endSettings := &fixedpoint.EndSettings{
+		Hi:     top,
+		X0:     x0,
+		Lo:     set.Floor / scale,
+		RelTol: set.RelTol,
+		// The supports hold 100–1000 classes: Arnoldi on 24 Krylov vectors
+		// gives the outer eigenvalues for 48 evaluations.
+		Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
+	}
+	if set.Search {
+		res.Method = EdgeSearch
+		return fixedpoint.FollowEnd(r.family(), endSettings)
+	}
+	res.Method = EdgeRoot
+	end, err := r.rootEdge(top, x0, set.Floor/scale, set.RelTol)
+	if errors.Is(err, errNoRoot) {
+		// The search, from the top.
+		res.Method, res.Fallback = EdgeFallback, err.Error()
+		return fixedpoint.FollowEnd(r.family(), endSettings)
+	}
+	return end, err
+}
+
+// confirm checks the edge end by direct iteration: above the edge from
+// the followed (verified stable) fixed point nearest 1.01·T*, below it
+// from the last one. It returns the confirmation and its map evaluations
+// (those of confirmAbove's solves are the run's).
+func (r *edgeRun) confirm(end *fixedpoint.End) (*EdgeConfirmation, int, error) {
+	above, xa, err := r.confirmAbove(end)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := &EdgeConfirmation{Above: above, Below: 0.99 * end.Hi}
+	decay, evals, err := perturbationDecay(newMap(r.k, r.load, c.Above), xa)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.AboveDecay, c.AboveOK = decay, decay < 0.5
+	n, err := c.tipBelow(newMap(r.k, r.load, c.Below), r.load, end.X)
+	return c, evals + n, err
+}
+
+// perturbationDecay iterates the map 100 times from the stable fixed
+// point x perturbed by moving 1e-4 of mass one level up (a zero-sum
+// perturbation, on the free support: no mass is cut), and returns the
+// ‖·‖₁ distance from x after, relative to before, and the evaluations.
+func perturbationDecay(mp *Map, x []float64) (float64, int, error) {
+	p := append([]float64(nil), x...)
 	for b := len(p) - 2; b >= 0; b-- {
 		if p[b] > 1e-3 {
 			p[b] -= 1e-4
@@ -368,128 +370,144 @@ func confirmEdge(k int, load, edge float64, x []float64, above float64, xa []flo
 			break
 		}
 	}
-	dist := func(a, b []float64) float64 {
-		var s float64
-		for i := range max(len(a), len(b)) {
-			s += math.Abs(entry(a, i) - entry(b, i))
-		}
-		return s
-	}
-	d0 := dist(p, fp.X)
+	d0 := l1(p, x)
 	for range 100 {
-		r, err := ma.Apply(p)
+		r, err := mp.Apply(p)
 		if err != nil {
-			return nil, 0, err
+			return 0, 0, err
 		}
-		evals++
 		p = r.Next
 	}
-	c.AboveDecay = dist(p, fp.X) / d0
-	c.AboveOK = c.AboveDecay < 0.5
-	// Below: iterate from the last balanced fixed point until the board
-	// tips into the herd, on a free support.
-	mb := newMap(k, load, c.Below)
+	return l1(p, x) / d0, 100, nil
+}
+
+// tipBelow iterates the map (at c.Below) from the last balanced fixed
+// point x until the board tips into the herd (its mean exceeds
+// farm.TipThreshold, the simulator's criterion too), within 5000 periods,
+// and records the herd's mean time in system 20 periods later. It returns
+// the evaluations.
+func (c *EdgeConfirmation) tipBelow(mp *Map, load float64, x []float64) (int, error) {
 	thr := farm.TipThreshold(c.Below, load)
-	q := x
+	evals, q := 0, x
 	for it := 1; it <= 5000; it++ {
-		r, err := mb.Apply(q)
+		r, err := mp.Apply(q)
 		if err != nil {
-			return nil, 0, err
+			return evals, err
 		}
 		evals++
 		q = r.Next
-		if r.BoardMean > thr {
-			c.BelowTipped, c.BelowIterations = true, it
-			// Let the herd settle a little, then record its mean time.
-			for range 20 {
-				r, err = mb.Apply(q)
-				if err != nil {
-					return nil, 0, err
-				}
-				evals++
-				q = r.Next
-			}
-			c.BelowSojourn = r.Sojourn
-			break
+		if r.BoardMean <= thr {
+			continue
 		}
+		c.BelowTipped, c.BelowIterations = true, it
+		// Let the herd settle a little, then record its mean time.
+		for range 20 {
+			if r, err = mp.Apply(q); err != nil {
+				return evals, err
+			}
+			evals++
+			q = r.Next
+		}
+		c.BelowSojourn = r.Sojourn
+		break
 	}
-	return c, evals, nil
+	return evals, nil
 }
 
-// EdgeTable computes Edge for every model, on up to s.Workers goroutines.
-// Results are in the order of models whatever the number of workers:
-// entries are computed independently (finite-N entries of the same k, λ
-// and tally share one search, run by one goroutine), so the numbers do
-// not depend on it either. Every model is validated before any work
-// starts.
-func EdgeTable(models []Model, s *EdgeSettings) ([]*EdgeResult, error) {
-	// Every model first, so that a bad entry anywhere in the list is
-	// named before the settings' bounds are checked entry by entry.
-	for i := range models {
-		if err := models[i].Validate(); err != nil {
-			return nil, err
-		}
+// EdgeTable computes Edge for every system, on up to s.Workers
+// goroutines. Results are in the order of systems whatever the number of
+// workers: entries are computed independently (equal systems share one
+// computation), so the numbers do not depend on it either. Every system
+// is validated before any work starts. A cancelled Context keeps the
+// entries finished before; the others end Interrupted.
+func EdgeTable(systems []System, s *EdgeSettings) ([]*EdgeResult, error) {
+	sets, err := edgeTableSettings(systems, s, 1)
+	if err != nil {
+		return nil, err
 	}
-	sets := make([]*EdgeSettings, len(models))
-	for i := range models {
-		set, err := edgeSettings(&models[i], s)
-		if err != nil {
-			return nil, err
-		}
-		sets[i] = set
-	}
-	// Group the entries by everything but N, in order of first appearance.
-	type key struct {
-		k     int
-		load  float64
-		tally Tally
-	}
-	index := map[key]int{}
-	var groups [][]int
-	for i, m := range models {
-		kk := key{m.K, m.Load, m.Tally}
-		g, ok := index[kk]
-		if !ok {
-			g = len(groups)
-			index[kk] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	// Largest first (cost grows with k and with λ): better packing.
-	order := make([]int, len(groups))
-	for i := range order {
-		order[i] = i
-	}
-	cost := func(g int) float64 {
-		m := models[groups[g][0]]
-		return float64(m.MapK()) / m.Scale() * float64(len(groups[g]))
-	}
-	sort.SliceStable(order, func(a, b int) bool { return cost(order[a]) > cost(order[b]) })
+	groups, order := groupSystems(systems)
 	var run outcome.Run
 	if s != nil {
 		run = s.Run
 	}
 	var finished atomic.Int64
-	report := func(int) { run.Report(finished.Add(1), int64(len(models)), "") }
-	out := make([]*EdgeResult, len(models))
-	err := parallel.For(len(groups), run.Workers, order, func(g int) error {
-		if err := sets[groups[g][0]].canceled(); err != nil {
+	out := make([]*EdgeResult, len(systems))
+	err = parallel.For(len(groups), run.Workers, order, func(g int) error {
+		first := groups[g][0]
+		if err := sets[first].canceled(); err != nil {
 			return err
 		}
-		return edgeGroup(models, groups[g], sets[groups[g][0]], out, report)
+		r, err := edge(&systems[first], sets[first])
+		if err != nil {
+			return err
+		}
+		for _, i := range groups[g] {
+			out[i] = r
+			run.Report(finished.Add(1), int64(len(systems)), "")
+		}
+		return nil
 	})
 	if err != nil && !run.Stopped() {
 		return nil, err
 	}
-	// Cancelled: the entries finished before are kept; the others end
-	// Interrupted.
 	for i, r := range out {
 		if r == nil {
-			out[i] = interrupted(&models[i], sets[i])
+			out[i] = interrupted(&systems[i])
 		}
 	}
 	return out, nil
+}
+
+// edgeTableSettings validates every system (so that a bad entry anywhere
+// in the list is named before the settings' bounds are checked entry by
+// entry), then the settings for each, with the searches reaching reach
+// times the top.
+func edgeTableSettings(systems []System, s *EdgeSettings, reach float64) ([]*EdgeSettings, error) {
+	for i := range systems {
+		if err := systems[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	sets := make([]*EdgeSettings, len(systems))
+	for i := range systems {
+		set, err := edgeSettings(&systems[i], s)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.checkRange(&systems[i], reach); err != nil {
+			return nil, err
+		}
+		sets[i] = set
+	}
+	return sets, nil
+}
+
+// groupSystems groups the entries of equal systems, in order of first
+// appearance, and returns the groups and the order to compute them in:
+// largest first (the cost grows with k and as (1 − λ)^−2), for better
+// packing on the workers.
+func groupSystems(systems []System) ([][]int, []int) {
+	index := map[System]int{}
+	var groups [][]int
+	for i, s := range systems {
+		g, ok := index[s]
+		if !ok {
+			g = len(groups)
+			index[s] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	cost := func(g int) float64 {
+		s := systems[groups[g][0]]
+		return float64(s.MapK()) / s.Scale() * float64(len(groups[g]))
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cost(order[a]) > cost(order[b]) })
+	return groups, order
 }
 
 // canceled is the settings' context's error, if it is done.

@@ -14,7 +14,7 @@ func BenchmarkEdgeMethods(b *testing.B) {
 			b.ReportAllocs()
 			evals := 0
 			for b.Loop() {
-				r, err := Edge(&Model{K: 5, Load: 0.9}, &EdgeSettings{Search: c.search})
+				r, err := Edge(&System{K: 5, Load: 0.9}, &EdgeSettings{Search: c.search})
 				if err != nil {
 					b.Fatal(err)
 				}

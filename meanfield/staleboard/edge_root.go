@@ -56,252 +56,28 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64) (*f
 	end := &fixedpoint.End{Collision: math.NaN()}
 	before, start := r.evals, time.Now()
 	defer func() { end.Evaluations, end.Elapsed = r.evals-before, time.Since(start) }()
-	note := func(T float64, ok bool, x []float64) {
-		sm := fixedpoint.Sample{Theta: T, OK: ok}
-		if ok {
-			sm.X = x
-			sm.Piece, sm.Border = passBorder(r.k, r.load, T, x)
-		}
-		end.Samples = append(end.Samples, sm)
+	q := &rootSearch{r: r, end: end, same: r.family().Same, top: top, floor: floor, relTol: relTol, x0: x0, mean: Mean(x0),
+		upper: map[int]crossing{}, lower: map[int]crossing{}, aboveOf: map[int]stable{}}
+	vMin, noEnd, err := q.ladder()
+	if noEnd != nil || err != nil {
+		return noEnd, err
 	}
-	same := r.family().Same
-	vTop, _ := passBorder(r.k, r.load, top, x0)
-
-	// The ladder: u(V), the crossing of the border of pass V by the
-	// balanced state, solved from the lowest crossing found so far (at
-	// first the top's fixed point), exists for every V down to the lowest
-	// bubble's; below, Ψ_V stalls. A descent by about a fifth of the
-	// passes at a time, then bisection.
-	type crossing struct {
-		x     []float64
-		theta float64
-	}
-	upper := map[int]crossing{vTop: {x0, math.Inf(1)}}
-	var stall []float64 // the last iterate of the highest stalled probe
-	okV, failV := vTop, -1
-	for okV-failV > 1 {
-		V := (okV + failV) / 2
-		if failV < 0 {
-			V = max(okV-max(1, int(math.Ceil(0.2*(float64(okV+1)-Mean(upper[okV].x))))), 0)
-		}
-		x, theta, ok, err := r.crossing(V, 1, upper[okV].x, x0, rootProbeTol, 20, 4)
-		if err != nil {
-			return nil, err
-		}
-		ok = ok && theta < top
-		note(theta, false, nil) // a crossing: on the border, not a stable point
-		if !ok {
-			failV, stall = V, x
-			continue
-		}
-		okV = V
-		upper[V] = crossing{x, theta}
-		if theta <= floor {
-			// The balanced state reaches the floor: no edge.
-			return r.rootNoEnd(end, x, floor, note)
-		}
-	}
-	vMin := okV
-	if u := upper[vMin]; floor > u.theta-2*float64(r.k)/r.load {
+	if u := q.upper[vMin]; floor > u.theta-2*float64(r.k)/r.load {
 		// Within two passes of the floor: the branch may reach it
 		// inside pass vMin without crossing another border.
-		if end, err := r.rootNoEnd(end, u.x, floor, note); err == nil || !errors.Is(err, errNoRoot) {
+		if end, err := r.rootNoEnd(end, u.x, floor, q.note); err == nil || !errors.Is(err, errNoRoot) {
 			return end, err
 		}
 	}
-
-	// lowerAt is c(V), the lower collision, solved from the given starts:
-	// below u(V) and more loaded (if u(V) is known), and above the lower
-	// collision nbr of the bubble below, if given (the lower collisions
-	// rise in T and in load with V).
-	lower := map[int]crossing{}
-	lowerAt := func(V int, nbr *crossing, from ...[]float64) (crossing, bool, error) {
-		if c, ok := lower[V]; ok {
-			return c, true, nil
-		}
-		for _, s := range from {
-			x, theta, ok, err := r.crossing(V, 1, s, nil, rootLowerTol, 30, 5)
-			if err != nil {
-				return crossing{}, false, err
-			}
-			ok = ok && theta > floor && theta < top
-			if u, hasU := upper[V]; ok && hasU {
-				ok = theta < u.theta*(1-1e-6) && Mean(x) > Mean(u.x) && same(u.x, x)
-			}
-			if ok && nbr != nil {
-				ok = theta > nbr.theta && Mean(x) > Mean(nbr.x) && same(nbr.x, x)
-			}
-			note(theta, false, nil)
-			if ok {
-				lower[V] = crossing{x, theta}
-				return lower[V], true, nil
-			}
-		}
-		return crossing{}, false, nil
-	}
-
-	// upperAt is u(V): from the ladder, or solved from u(V + 1) or from the
-	// top's board shifted up by its mean.
-	m := Mean(x0)
-	upperAt := func(V int) (crossing, bool, error) {
-		if u, ok := upper[V]; ok {
-			return u, true, nil
-		}
-		// The nearest crossings found above and below, then the shift.
-		above, below := -1, -1
-		for W := range upper {
-			if W > V && (above < 0 || W < above) {
-				above = W
-			}
-			if W < V && (below < 0 || W > below) {
-				below = W
-			}
-		}
-		var from [][]float64
-		for _, W := range []int{above, below} {
-			if W >= 0 {
-				from = append(from, upper[W].x)
-			}
-		}
-		from = append(from, shiftBoard(x0, int(math.Round(m))))
-		for _, s := range from {
-			x, theta, ok, err := r.crossing(V, 1, s, x0, rootProbeTol, 20, 4)
-			if err != nil {
-				return crossing{}, false, err
-			}
-			ok = ok && theta < top
-			note(theta, false, nil)
-			if ok {
-				upper[V] = crossing{x, theta}
-				return upper[V], true, nil
-			}
-		}
-		return crossing{}, false, nil
-	}
-	// above is the stable fixed point just above the collision c of
-	// bubble V: the fixed point of the phase map at the fraction 1 − δ of
-	// pass V, δ set so that T is about T*(1 + relTol/2) (a solve at that T
-	// could land on the unstable partner across the border), with its
-	// spectrum. The slope of the border distance is not known: a first
-	// guess, then a correction. ok is false when there is none (c is then
-	// not the lower end of a stable bubble).
-	type stable struct {
-		x     []float64
-		theta float64
-		sp    *fixedpoint.Spectrum
-	}
-	aboveOf := map[int]stable{}
-	above := func(V int) (stable, bool, error) {
-		if a, ok := aboveOf[V]; ok {
-			return a, a.x != nil, nil
-		}
-		c := lower[V]
-		L := passEnd(r.k, r.load, V, c.x) - passEnd(r.k, r.load, V-1, c.x)
-		want := relTol / 2 * c.theta
-		delta := want / L
-		xh := c.x
-		var hi float64
-		for try := 0; ; try++ {
-			x, theta, ok, err := r.crossing(V, 1-delta, xh, c.x, rootFinalTol, 40, 8)
-			if err != nil {
-				return stable{}, false, err
-			}
-			if !ok || !(theta > c.theta) {
-				note(theta, false, nil)
-				aboveOf[V] = stable{}
-				return stable{}, false, nil
-			}
-			xh, hi = x, theta
-			if got := hi - c.theta; (got > 0.1*want && got < 1.9*want) || try == 2 {
-				break
-			} else {
-				delta *= want / got
-			}
-		}
-		piece, dist := passBorder(r.k, r.load, hi, xh)
-		ok := piece == V && dist > 0 && hi-c.theta < 0.999*relTol*hi
-		var sp *fixedpoint.Spectrum
-		if ok {
-			f, err := r.fn(hi)
-			if err != nil {
-				return stable{}, false, err
-			}
-			if sp, err = fixedpoint.LeadingSpectrum(f, xh, nil, &fixedpoint.SpectrumSettings{Krylov: 6}); err != nil {
-				return stable{}, false, err
-			}
-			ok = sp.Radius < 1-1e-3
-		}
-		note(hi, ok, xh)
-		if !ok {
-			aboveOf[V] = stable{}
-			return stable{}, false, nil
-		}
-		aboveOf[V] = stable{xh, hi, sp}
-		return aboveOf[V], true, nil
-	}
-
-	// c(vMin), from more loaded boards: the top's shifted up by twice its
-	// mean, by 1.5 and 3 times; the stalled probe's last iterate and its
-	// reflection through u(vMin).
-	starts := [][]float64{shiftBoard(x0, int(math.Round(2*m))), shiftBoard(x0, int(math.Round(1.5*m)))}
-	if stall != nil {
-		refl := make([]float64, len(stall))
-		for i := range refl {
-			refl[i] = 2*stall[i] - upper[vMin].x[i]
-		}
-		simplex(refl)
-		starts = append(starts, stall, refl)
-	}
-	starts = append(starts, shiftBoard(x0, int(math.Round(3*m))))
-	if _, _, err := lowerAt(vMin, nil, starts...); err != nil {
+	if _, _, err := q.lowerAt(vMin, nil, q.lowerStarts(vMin)...); err != nil {
 		return nil, err
 	}
-
-	// The chain of bubbles: the balanced state, following bubble V + 1
-	// down to its end c(V + 1), hops to bubble V only if bubble V reaches
-	// above it, u(V) > c(V + 1); a bubble below a gap is not reached (a
-	// c(V + 1) that does not end a stable bubble, as below the main
-	// branch's end, decides nothing). Below vMin no upper collision is
-	// reached (the ladder stalled): the chain ends at vMin or above.
-	vStar := vMin
-	for {
-		var from [][]float64
-		var nbr *crossing
-		if cur, ok := lower[vStar]; ok {
-			nbr = &cur
-			from = [][]float64{shiftBoard(cur.x, 1), cur.x}
-		}
-		c, ok, err := lowerAt(vStar+1, nbr, append(from, starts...)...)
-		if err != nil {
-			return nil, err
-		}
-		u, hasU := upper[vStar]
-		if ok && hasU && u.theta < c.theta {
-			// A gap, if c(V + 1) ends a stable bubble.
-			if _, ok, err = above(vStar + 1); err != nil {
-				return nil, err
-			}
-		}
-		if !ok || !hasU || u.theta >= c.theta {
-			// Bubble V is reached.
-			if _, ok := lower[vStar]; !ok {
-				return nil, fmt.Errorf("%w: no lower border collision of branch %d found", errNoRoot, vStar)
-			}
-			break
-		}
-		if vStar++; vStar > vMin+4 {
-			return nil, fmt.Errorf("%w: no overlapping branches above branch %d", errNoRoot, vMin)
-		}
-		if _, ok, err := upperAt(vStar); err != nil || !ok {
-			if err == nil {
-				err = fmt.Errorf("%w: branch %d has no upper border collision", errNoRoot, vStar)
-			}
-			return nil, err
-		}
+	vStar, err := q.chain(vMin)
+	if err != nil {
+		return nil, err
 	}
-
-	c := lower[vStar]
-	a, ok, err := above(vStar)
+	c := q.lower[vStar]
+	a, ok, err := q.above(vStar)
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +90,285 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64) (*f
 	end.Piece, end.Border, end.Collision = piece, dist, c.theta
 	end.Spectrum = a.sp
 	return end, nil
+}
+
+// crossing is a fixed point of a crossing map: the board x and its period.
+type crossing struct {
+	x     []float64
+	theta float64
+}
+
+// stable is a stable fixed point just above a lower collision, with its
+// spectrum (x nil: none).
+type stable struct {
+	x     []float64
+	theta float64
+	sp    *fixedpoint.Spectrum
+}
+
+// rootSearch is the state of one root path: the crossings found, upper
+// u(V) and lower c(V), and the stable points above the lower ones, by
+// branch; the stalled probe's last iterate; and the end it fills.
+type rootSearch struct {
+	r                  *edgeRun
+	end                *fixedpoint.End
+	same               func(prev, next []float64) bool
+	top, floor, relTol float64
+	x0                 []float64 // the top's fixed point
+	mean               float64   // its board mean
+	upper, lower       map[int]crossing
+	aboveOf            map[int]stable
+	stall              []float64   // the last iterate of the highest stalled probe
+	starts             [][]float64 // the starts of c(vMin), tried for every bubble
+}
+
+// note records a sample of the path in the end.
+func (q *rootSearch) note(T float64, ok bool, x []float64) {
+	sm := fixedpoint.Sample{Theta: T, OK: ok}
+	if ok {
+		sm.X = x
+		sm.Piece, sm.Border = passBorder(q.r.k, q.r.load, T, x)
+	}
+	q.end.Samples = append(q.end.Samples, sm)
+}
+
+// ladder descends the crossings u(V) of the border of pass V by the
+// balanced state, each solved from the lowest found so far (at first the
+// top's fixed point): they exist for every V down to the lowest bubble's,
+// and below it Ψ_V stalls. A descent by about a fifth of the passes at a
+// time, then bisection. It returns that lowest V, or the end when the
+// balanced state reaches the floor (no edge).
+func (q *rootSearch) ladder() (int, *fixedpoint.End, error) {
+	r := q.r
+	vTop, _ := passBorder(r.k, r.load, q.top, q.x0)
+	q.upper[vTop] = crossing{q.x0, math.Inf(1)}
+	okV, failV := vTop, -1
+	for okV-failV > 1 {
+		V := (okV + failV) / 2
+		if failV < 0 {
+			V = max(okV-max(1, int(math.Ceil(0.2*(float64(okV+1)-Mean(q.upper[okV].x))))), 0)
+		}
+		x, theta, ok, err := r.crossing(V, 1, q.upper[okV].x, q.x0, rootProbeTol, 20, 4)
+		if err != nil {
+			return 0, nil, err
+		}
+		ok = ok && theta < q.top
+		q.note(theta, false, nil) // a crossing: on the border, not a stable point
+		if !ok {
+			failV, q.stall = V, x
+			continue
+		}
+		okV = V
+		q.upper[V] = crossing{x, theta}
+		if theta <= q.floor {
+			// The balanced state reaches the floor: no edge.
+			end, err := r.rootNoEnd(q.end, x, q.floor, q.note)
+			if err == nil && end == nil {
+				err = errNoRoot
+			}
+			return 0, end, err
+		}
+	}
+	return okV, nil, nil
+}
+
+// lowerStarts are the starts for c(vMin), more loaded boards: the top's
+// shifted up by twice its mean, by 1.5 and 3 times; the stalled probe's
+// last iterate and its reflection through u(vMin).
+func (q *rootSearch) lowerStarts(vMin int) [][]float64 {
+	m := q.mean
+	starts := [][]float64{shiftBoard(q.x0, int(math.Round(2*m))), shiftBoard(q.x0, int(math.Round(1.5*m)))}
+	if q.stall != nil {
+		refl := make([]float64, len(q.stall))
+		for i := range refl {
+			refl[i] = 2*q.stall[i] - q.upper[vMin].x[i]
+		}
+		simplex(refl)
+		starts = append(starts, q.stall, refl)
+	}
+	q.starts = append(starts, shiftBoard(q.x0, int(math.Round(3*m))))
+	return q.starts
+}
+
+// lowerAt is c(V), the lower collision, solved from the given starts:
+// below u(V) and more loaded (if u(V) is known), and above the lower
+// collision nbr of the bubble below, if given (the lower collisions rise
+// in T and in load with V).
+func (q *rootSearch) lowerAt(V int, nbr *crossing, from ...[]float64) (crossing, bool, error) {
+	if c, ok := q.lower[V]; ok {
+		return c, true, nil
+	}
+	for _, s := range from {
+		x, theta, ok, err := q.r.crossing(V, 1, s, nil, rootLowerTol, 30, 5)
+		if err != nil {
+			return crossing{}, false, err
+		}
+		ok = ok && theta > q.floor && theta < q.top
+		if u, hasU := q.upper[V]; ok && hasU {
+			ok = theta < u.theta*(1-1e-6) && Mean(x) > Mean(u.x) && q.same(u.x, x)
+		}
+		if ok && nbr != nil {
+			ok = theta > nbr.theta && Mean(x) > Mean(nbr.x) && q.same(nbr.x, x)
+		}
+		q.note(theta, false, nil)
+		if ok {
+			q.lower[V] = crossing{x, theta}
+			return q.lower[V], true, nil
+		}
+	}
+	return crossing{}, false, nil
+}
+
+// upperAt is u(V): from the ladder, or solved from the nearest crossings
+// found above and below, or from the top's board shifted up by its mean.
+func (q *rootSearch) upperAt(V int) (crossing, bool, error) {
+	if u, ok := q.upper[V]; ok {
+		return u, true, nil
+	}
+	above, below := -1, -1
+	for W := range q.upper {
+		if W > V && (above < 0 || W < above) {
+			above = W
+		}
+		if W < V && (below < 0 || W > below) {
+			below = W
+		}
+	}
+	var from [][]float64
+	for _, W := range []int{above, below} {
+		if W >= 0 {
+			from = append(from, q.upper[W].x)
+		}
+	}
+	from = append(from, shiftBoard(q.x0, int(math.Round(q.mean))))
+	for _, s := range from {
+		x, theta, ok, err := q.r.crossing(V, 1, s, q.x0, rootProbeTol, 20, 4)
+		if err != nil {
+			return crossing{}, false, err
+		}
+		ok = ok && theta < q.top
+		q.note(theta, false, nil)
+		if ok {
+			q.upper[V] = crossing{x, theta}
+			return q.upper[V], true, nil
+		}
+	}
+	return crossing{}, false, nil
+}
+
+// chain follows the chain of bubbles up from vMin and returns V*, the
+// bubble whose lower collision is the edge: the balanced state, following
+// bubble V + 1 down to its end c(V + 1), hops to bubble V only if bubble V
+// reaches above it, u(V) > c(V + 1); a bubble below a gap is not reached
+// (a c(V + 1) that does not end a stable bubble, as below the main
+// branch's end, decides nothing). Below vMin no upper collision is
+// reached (the ladder stalled): the chain ends at vMin or above.
+func (q *rootSearch) chain(vMin int) (int, error) {
+	vStar := vMin
+	for {
+		var from [][]float64
+		var nbr *crossing
+		if cur, ok := q.lower[vStar]; ok {
+			nbr = &cur
+			from = [][]float64{shiftBoard(cur.x, 1), cur.x}
+		}
+		c, ok, err := q.lowerAt(vStar+1, nbr, append(from, q.starts...)...)
+		if err != nil {
+			return 0, err
+		}
+		u, hasU := q.upper[vStar]
+		if ok && hasU && u.theta < c.theta {
+			// A gap, if c(V + 1) ends a stable bubble.
+			if _, ok, err = q.above(vStar + 1); err != nil {
+				return 0, err
+			}
+		}
+		if !ok || !hasU || u.theta >= c.theta {
+			// Bubble V is reached.
+			if _, ok := q.lower[vStar]; !ok {
+				return 0, fmt.Errorf("%w: no lower border collision of branch %d found", errNoRoot, vStar)
+			}
+			return vStar, nil
+		}
+		if vStar++; vStar > vMin+4 {
+			return 0, fmt.Errorf("%w: no overlapping branches above branch %d", errNoRoot, vMin)
+		}
+		if _, ok, err := q.upperAt(vStar); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: branch %d has no upper border collision", errNoRoot, vStar)
+			}
+			return 0, err
+		}
+	}
+}
+
+// above is the stable fixed point just above the collision c of bubble
+// V: the fixed point of the phase map at the fraction 1 − δ of pass V, δ
+// set so that T is about T*(1 + relTol/2) (a solve at that T could land
+// on the unstable partner across the border), with its spectrum. The
+// slope of the border distance is not known: a first guess, then a
+// correction. ok is false when there is none (c is then not the lower end
+// of a stable bubble).
+func (q *rootSearch) above(V int) (stable, bool, error) {
+	if a, ok := q.aboveOf[V]; ok {
+		return a, a.x != nil, nil
+	}
+	r := q.r
+	c := q.lower[V]
+	xh, hi, ok, err := q.justAbove(V, c)
+	if err != nil || !ok {
+		return stable{}, false, err
+	}
+	piece, dist := passBorder(r.k, r.load, hi, xh)
+	ok = piece == V && dist > 0 && hi-c.theta < 0.999*q.relTol*hi
+	var sp *fixedpoint.Spectrum
+	if ok {
+		f, err := r.fn(hi)
+		if err != nil {
+			return stable{}, false, err
+		}
+		if sp, err = fixedpoint.LeadingSpectrum(f, xh, nil, &fixedpoint.SpectrumSettings{Krylov: 6}); err != nil {
+			return stable{}, false, err
+		}
+		ok = sp.Radius < 1-1e-3
+	}
+	q.note(hi, ok, xh)
+	if !ok {
+		q.aboveOf[V] = stable{}
+		return stable{}, false, nil
+	}
+	q.aboveOf[V] = stable{xh, hi, sp}
+	return q.aboveOf[V], true, nil
+}
+
+// justAbove solves the phase map of pass V near the fraction that puts T
+// at c.theta·(1 + relTol/2): up to three tries, each correcting the
+// fraction by the period it gave. ok is false (and noted) when a solve
+// fails or does not land above c.
+func (q *rootSearch) justAbove(V int, c crossing) ([]float64, float64, bool, error) {
+	r := q.r
+	L := passEnd(r.k, r.load, V, c.x) - passEnd(r.k, r.load, V-1, c.x)
+	want := q.relTol / 2 * c.theta
+	delta := want / L
+	xh := c.x
+	var hi float64
+	for try := 0; ; try++ {
+		x, theta, ok, err := r.crossing(V, 1-delta, xh, c.x, rootFinalTol, 40, 8)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if !ok || !(theta > c.theta) {
+			q.note(theta, false, nil)
+			q.aboveOf[V] = stable{}
+			return nil, 0, false, nil
+		}
+		xh, hi = x, theta
+		got := hi - c.theta
+		if (got > 0.1*want && got < 1.9*want) || try == 2 {
+			return xh, hi, true, nil
+		}
+		delta *= want / got
+	}
 }
 
 // rootNoEnd finishes a root path whose balanced state reaches the floor:

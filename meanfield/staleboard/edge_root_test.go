@@ -13,7 +13,7 @@ import (
 // The root path locates the edge of k = 5, λ = 0.9 in at most 100 map
 // evaluations (the search took about 635), at the published 2.8993.
 func TestEdgeRootEvaluations(t *testing.T) {
-	r, err := Edge(&Model{K: 5, Load: 0.9}, nil)
+	r, err := Edge(&System{K: 5, Load: 0.9}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestEdgeRootMatchesSearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the search for five entries")
 	}
-	for _, m := range []Model{{K: 4, Load: 0.8}, {K: 7, Load: 0.8}, {K: 3, Load: 0.9}, {K: 6, Load: 0.9}, {K: 10, Load: 0.9}} {
+	for _, m := range []System{{K: 4, Load: 0.8}, {K: 7, Load: 0.8}, {K: 3, Load: 0.9}, {K: 6, Load: 0.9}, {K: 10, Load: 0.9}} {
 		root, err := Edge(&m, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func TestEdgeRootGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a λ = 0.95 edge with confirmation")
 	}
-	r, err := Edge(&Model{K: 7, Load: 0.95}, &EdgeSettings{Confirm: true})
+	r, err := Edge(&System{K: 7, Load: 0.95}, &EdgeSettings{Confirm: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestEdgeRootGap(t *testing.T) {
 // Where the root path cannot end the branch at a border collision it
 // falls back on the search: k = 3 at λ = 0.8 has no edge.
 func TestEdgeRootFallback(t *testing.T) {
-	r, err := Edge(&Model{K: 3, Load: 0.8}, nil)
+	r, err := Edge(&System{K: 3, Load: 0.8}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestEdgeRootFallback(t *testing.T) {
 	}
 	// And without an edge, the root path follows the balanced state to
 	// the floor itself: k = 2.
-	r, err = Edge(&Model{K: 2, Load: 0.9}, nil)
+	r, err = Edge(&System{K: 2, Load: 0.9}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEdgeRootFallback(t *testing.T) {
 func TestEdgeCancel(t *testing.T) {
 	ctx := &countdown{Context: context.Background()}
 	ctx.left.Store(40)
-	r, err := Edge(&Model{K: 5, Load: 0.9}, &EdgeSettings{Run: outcome.Run{Context: ctx}})
+	r, err := Edge(&System{K: 5, Load: 0.9}, &EdgeSettings{Run: outcome.Run{Context: ctx}})
 	if err != nil || r.Status != outcome.Interrupted || r.K != 5 {
 		t.Fatalf("%v, %v; want an interrupted entry", r, err)
 	}

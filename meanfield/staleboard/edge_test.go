@@ -21,7 +21,7 @@ func TestEdgePublished(t *testing.T) {
 		{2, 0.8, 0}, {2, 0.9, 0}, {2, 0.95, 0}, {3, 0.8, 0},
 	} {
 		confirm := c.want > 0
-		r, err := Edge(&Model{K: c.k, Load: c.load}, &EdgeSettings{Confirm: confirm})
+		r, err := Edge(&System{K: c.k, Load: c.load}, &EdgeSettings{Confirm: confirm})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,30 +113,32 @@ func TestEdgeTableOrder(t *testing.T) {
 }
 
 // grid lists the models k × λ, loads outer.
-func grid(ks []int, loads []float64) []Model {
-	var out []Model
+func grid(ks []int, loads []float64) []System {
+	var out []System
 	for _, l := range loads {
 		for _, k := range ks {
-			out = append(out, Model{K: k, Load: l})
+			out = append(out, System{K: k, Load: l})
 		}
 	}
 	return out
 }
 
-// Edge's model takes no period, and every model of a table is checked
-// before any work starts.
+// Every system of a table is checked before any work starts, and the
+// settings' bounds are checked against each: the search's range of
+// periods among them (a load so light that the map's mean time in system
+// would be lost to rounding is refused, issue 24: λ = 1e-17 gave −0.867).
 func TestEdgeBadInput(t *testing.T) {
-	for _, m := range []*Model{{K: 5, Load: 0.9, Period: 100}, {K: 0, Load: 0.9}, {K: 5, Load: 1}, {K: 5, Load: 0.9, Tally: 7}} {
+	for _, m := range []*System{{K: 0, Load: 0.9}, {K: 5, Load: 1}, {K: 5, Load: 0.9, Tally: 7}, {K: 5, Load: 1e-17}, {K: 5, Load: 1e-300}, {K: 5, Load: 5e-7}} {
 		if _, err := Edge(m, nil); err == nil {
 			t.Errorf("%+v accepted", *m)
 		}
 	}
 	for _, s := range []*EdgeSettings{{Floor: -1}, {Floor: 3, Top: 2}, {RelTol: 2}, {Run: outcome.Run{Workers: -1}}} {
-		if _, err := Edge(&Model{K: 5, Load: 0.9}, s); err == nil {
+		if _, err := Edge(&System{K: 5, Load: 0.9}, s); err == nil {
 			t.Errorf("%+v accepted", *s)
 		}
 	}
-	if _, err := EdgeTable([]Model{{K: 5, Load: 0.9}, {K: MaxK + 1, Load: 0.9}}, nil); err == nil {
+	if _, err := EdgeTable([]System{{K: 5, Load: 0.9}, {K: MaxK + 1, Load: 0.9}}, nil); err == nil {
 		t.Error("a table with k > MaxK accepted")
 	}
 }

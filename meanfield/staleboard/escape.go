@@ -260,51 +260,14 @@ func (e *Escape) climb(mp *Map, x, phi []float64, thr float64) error {
 	cur, ycur := x, e.BalancedMean
 	var pts [][2]float64
 	for range 8 {
-		tilt := func(th float64) []float64 {
-			out := make([]float64, len(cur))
-			var z float64
-			for i, v := range cur {
-				out[i] = v * math.Exp(th*entry(phi, i))
-				z += out[i]
-			}
-			for i := range out {
-				out[i] /= z
-			}
-			return out
+		tilt := func(th float64) []float64 { return tilted(cur, phi, th) }
+		lo, hi, ok, err := e.basinEdge(mp, cur, phi, thr)
+		if err != nil {
+			return err
 		}
-		leaves := func(p []float64) (bool, error) {
-			states, _, end, err := e.orbit(mp, p, cur, thr)
-			if err != nil {
-				return false, err
-			}
-			return end == endHerd || end == endFixed && l1(states[len(states)-1], cur) > 1e-6, nil
-		}
-		lo, hi := 0.0, 0.5
-		for {
-			out, err := leaves(tilt(hi))
-			if err != nil {
-				return err
-			}
-			if out {
-				break
-			}
-			if hi > 64 {
-				e.NoEscape = true
-				return nil
-			}
-			lo, hi = hi, 2*hi
-		}
-		for hi-lo > 1e-3*hi {
-			mid := 0.5 * (lo + hi)
-			out, err := leaves(tilt(mid))
-			if err != nil {
-				return err
-			}
-			if out {
-				hi = mid
-			} else {
-				lo = mid
-			}
+		if !ok {
+			e.NoEscape = true
+			return nil
 		}
 		// Inside: to the saddle, lingering, and back down.
 		in, inSteps, _, err := e.orbit(mp, tilt(lo), cur, thr)
@@ -354,9 +317,71 @@ func (e *Escape) climb(mp *Map, x, phi []float64, thr float64) error {
 		e.Saddles = append(e.Saddles, ys)
 		cur, ycur = next, ynext
 	}
-	// The board mean's map: the pairs (y, y′) between x* and the last
-	// saddle, increasing in y, thinned where the orbits linger
-	// (interpolation needs distinct abscissae).
+	e.setPath(pts)
+	return nil
+}
+
+// tilted is the board x tilted by exp(θ·φ), renormalised.
+func tilted(x, phi []float64, th float64) []float64 {
+	out := make([]float64, len(x))
+	var z float64
+	for i, v := range x {
+		out[i] = v * math.Exp(th*entry(phi, i))
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out
+}
+
+// basinEdge brackets, along the tilt φ of the well cur, the boundary of
+// its basin: the orbit from the tilt lo returns to cur, the one from hi
+// leaves it (into the herd, or to another fixed point), hi − lo ≤ 1e-3·hi
+// by bisection after doubling from 0.5; ok is false when no tilt up to 64
+// leaves (no escape).
+func (e *Escape) basinEdge(mp *Map, cur, phi []float64, thr float64) (lo, hi float64, ok bool, err error) {
+	leaves := func(th float64) (bool, error) {
+		states, _, end, err := e.orbit(mp, tilted(cur, phi, th), cur, thr)
+		if err != nil {
+			return false, err
+		}
+		return end == endHerd || end == endFixed && l1(states[len(states)-1], cur) > 1e-6, nil
+	}
+	lo, hi = 0.0, 0.5
+	for {
+		out, err := leaves(hi)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if out {
+			break
+		}
+		if hi > 64 {
+			return 0, 0, false, nil
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1e-3*hi {
+		mid := 0.5 * (lo + hi)
+		out, err := leaves(mid)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if out {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo, hi, true, nil
+}
+
+// setPath sets the board mean's map from the pairs (y, y′) of the orbits
+// between x* and the last saddle: increasing in y, thinned where the
+// orbits linger (interpolation needs distinct abscissae); and sorts the
+// variance nodes.
+func (e *Escape) setPath(pts [][2]float64) {
 	span := e.SaddleMean - e.BalancedMean
 	e.Path = [][2]float64{{e.SaddleMean, e.SaddleMean}}
 	for _, q := range pts {
@@ -373,7 +398,6 @@ func (e *Escape) climb(mp *Map, x, phi []float64, thr float64) error {
 	}
 	e.Path = kept
 	sort.Slice(e.varNodes, func(a, b int) bool { return e.varNodes[a][0] < e.varNodes[b][0] })
-	return nil
 }
 
 // lingering returns the index of the orbit's slowest iterate while it is

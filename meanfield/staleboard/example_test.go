@@ -10,7 +10,7 @@ import (
 // refreshed every 400 service times (a 1,600-server simulation measures a
 // mean board of 5.50).
 func ExampleFixedPoint() {
-	fp, err := staleboard.FixedPoint(&staleboard.Model{K: 5, Load: 0.9, Period: 400}, nil)
+	fp, err := staleboard.FixedPoint(&staleboard.Model{System: staleboard.System{K: 5, Load: 0.9}, Period: 400}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -23,7 +23,7 @@ func ExampleFixedPoint() {
 
 // The tipping edge of five dispatchers at 90% load.
 func ExampleEdge() {
-	r, err := staleboard.Edge(&staleboard.Model{K: 5, Load: 0.9}, nil)
+	r, err := staleboard.Edge(&staleboard.System{K: 5, Load: 0.9}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +38,7 @@ func ExampleEdge() {
 // half-loaded board the map settles on a two-group swapping cycle with a
 // mean time in system of about 0.40·T.
 func ExampleAttractor() {
-	m := &staleboard.Model{K: 5, Load: 0.9, Period: 1100}
+	m := &staleboard.Model{System: staleboard.System{K: 5, Load: 0.9}, Period: 1100}
 	half := make([]float64, 111)
 	half[0], half[110] = 0.5, 0.5
 	att, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Start: half})

@@ -17,7 +17,7 @@ import (
 // mass-preserving: every row sums to zero (the board stays a
 // distribution).
 func TestBoardNoise(t *testing.T) {
-	m := &Model{K: 5, Load: 0.9, Period: 300}
+	m := &Model{System: System{K: 5, Load: 0.9}, Period: 300}
 	fp, err := FixedPoint(m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -87,15 +87,15 @@ func TestBoardNoise(t *testing.T) {
 // 1.3·T* it does not; the probability falls as N grows and rises with the
 // horizon; below the edge (no balanced state) every system tips.
 func TestTipProbability(t *testing.T) {
-	edge, err := Edge(&Model{K: 5, Load: 0.9}, nil)
+	edge, err := Edge(&System{K: 5, Load: 0.9}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	near, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.01 * edge.Period, Servers: 100}, nil)
+	near, err := TipProbability(&TipModel{FiniteModel: FiniteModel{System: System{K: 5, Load: 0.9}, Servers: 100}, Period: 1.01 * edge.Period}, nil)
 	if err != nil || near.Status != outcome.Converged {
 		t.Fatal(near, err)
 	}
-	far, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 1.3 * edge.Period, Servers: 100}, nil)
+	far, err := TipProbability(&TipModel{FiniteModel: FiniteModel{System: System{K: 5, Load: 0.9}, Servers: 100}, Period: 1.3 * edge.Period}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,17 +117,21 @@ func TestTipProbability(t *testing.T) {
 	if e.TipProbability(400, 10) > e.TipProbability(400, 100) || e.TipProbability(400, 100) > e.TipProbability(400, 1000) {
 		t.Error("P(tip) does not grow with the horizon")
 	}
-	below, err := NewEscape(&Model{K: 5, Load: 0.9, Period: 0.8 * edge.Period}, nil)
+	below, err := NewEscape(&Model{System: System{K: 5, Load: 0.9}, Period: 0.8 * edge.Period}, nil)
 	if err != nil || below.TipProbability(10000, 1) != 1 {
 		t.Errorf("below the edge: %v", err)
 	}
-	for _, bad := range []*Model{{K: 5, Load: 0.9, Period: 300}, {K: 5, Load: 0.9, Servers: 100}, {K: 5, Load: 0.9, Period: 300, Servers: -1}} {
+	sys := System{K: 5, Load: 0.9}
+	for _, bad := range []*TipModel{
+		{FiniteModel: FiniteModel{System: sys}, Period: 300},
+		{FiniteModel: FiniteModel{System: sys, Servers: 100}},
+		{FiniteModel: FiniteModel{System: sys, Servers: -1}, Period: 300},
+		{FiniteModel: FiniteModel{System: sys, Servers: 4}, Period: 300},
+		{FiniteModel: FiniteModel{System: sys, Servers: 100, Horizon: MaxHorizon + 1}, Period: 300},
+	} {
 		if _, err := TipProbability(bad, nil); err == nil {
 			t.Errorf("%+v accepted", *bad)
 		}
-	}
-	if _, err := TipProbability(&Model{K: 5, Load: 0.9, Period: 300, Servers: 100}, &TipSettings{Horizon: MaxHorizon + 1}); err == nil {
-		t.Error("a horizon beyond MaxHorizon accepted")
 	}
 }
 
@@ -139,20 +143,20 @@ func TestFiniteEdgePublished(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the finite-N edge search takes about a minute")
 	}
-	var models []Model
-	ns := []int{0, 25, 100, 800, 1600, 10000}
+	var models []FiniteModel
+	ns := []int{25, 100, 800, 1600, 10000}
 	for _, n := range ns {
-		models = append(models, Model{K: 5, Load: 0.9, Servers: n})
+		models = append(models, FiniteModel{System: System{K: 5, Load: 0.9}, Servers: n})
 	}
-	res, err := EdgeTable(models, nil)
+	res, err := FiniteEdgeTable(models, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf := res[0].Scaled
+	inf := res[0].Infinite.Scaled
 	want := map[int]float64{25: 3.5, 100: 3.2, 800: 2.95}
 	prev := math.Inf(1)
-	for i, r := range res[1:] {
-		n := ns[i+1]
+	for i, r := range res {
+		n := ns[i]
 		if r.Status != outcome.EdgeFound || r.Servers != n || r.Horizon != DefaultHorizon {
 			t.Fatalf("N = %d: %+v", n, r)
 		}
@@ -173,7 +177,7 @@ func m1(load float64) float64 { return (1 - load) * (1 - load) }
 // λ = 0.9, N = 100, H = 100 (the N = ∞ edge included).
 func BenchmarkFiniteEdge(b *testing.B) {
 	for b.Loop() {
-		if _, err := Edge(&Model{K: 5, Load: 0.9, Servers: 100}, nil); err != nil {
+		if _, err := FiniteEdge(&FiniteModel{System: System{K: 5, Load: 0.9}, Servers: 100}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -182,7 +186,7 @@ func BenchmarkFiniteEdge(b *testing.B) {
 // BenchmarkEscape is one escape analysis, k = 5, λ = 0.9, T(1−λ)² = 3.1.
 func BenchmarkEscape(b *testing.B) {
 	for b.Loop() {
-		if _, err := NewEscape(&Model{K: 5, Load: 0.9, Period: 310}, nil); err != nil {
+		if _, err := NewEscape(&Model{System: System{K: 5, Load: 0.9}, Period: 310}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -194,7 +198,7 @@ func BenchmarkEscape(b *testing.B) {
 // report the floor as an edge (an earlier search assumed P = 1 at its
 // start and reported 0.0501).
 func TestFiniteNoEdge(t *testing.T) {
-	r, err := Edge(&Model{K: 2, Load: 0.9, Servers: 100}, nil)
+	r, err := FiniteEdge(&FiniteModel{System: System{K: 2, Load: 0.9}, Servers: 100}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

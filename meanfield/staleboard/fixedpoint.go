@@ -152,6 +152,9 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 	if set.Solve != nil {
 		solve = *set.Solve
 	}
+	if err := m.checkWork("Solve", max(solve.MaxIter, 1), m.Period); err != nil {
+		return nil, err
+	}
 	// A first plain application sizes the support.
 	// The solves need the next board only; the result's map application
 	// adds the mean time in system.

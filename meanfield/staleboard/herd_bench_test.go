@@ -31,7 +31,7 @@ func herdBoard(b *testing.B, m *Map, T float64, iters int) []float64 {
 func BenchmarkMapHerd(b *testing.B) {
 	for _, T := range []float64{1100, 3000, 10000} {
 		b.Run(fmt.Sprintf("T=%g", T), func(b *testing.B) {
-			m, err := NewMap(&Model{K: 5, Load: 0.9, Period: T})
+			m, err := NewMap(&Model{System: System{K: 5, Load: 0.9}, Period: T})
 			if err != nil {
 				b.Fatal(err)
 			}

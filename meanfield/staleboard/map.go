@@ -82,7 +82,7 @@ type MapResult struct {
 
 // NewMap returns the map of the model at its period (Period > 0).
 func NewMap(m *Model) (*Map, error) {
-	if err := m.validateMap(); err != nil {
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	return newMap(m.MapK(), m.Load, m.Period), nil

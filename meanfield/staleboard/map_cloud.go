@@ -102,8 +102,8 @@ func (m *Map) flush(band []float64, base, v int, s *passes) (lost, mass, first f
 	ws := &m.ws
 	mu := m.Period - s.t[v]
 	shift := m.K * (s.V - v)
-	lo, pmf, buf := m.poissonSpan(ws.pw, mu, math.MaxInt, flushCut)
-	ws.pw = buf
+	lo, pmf, buf := m.poissonSpan(ws.flushPois, mu, math.MaxInt, flushCut)
+	ws.flushPois = buf
 	hi := lo + len(pmf) - 1
 	// The tails beyond the window, bounded by the geometric ratio at its
 	// ends (below the mode on the left, above it on the right).
@@ -166,15 +166,15 @@ func (m *Map) flush(band []float64, base, v int, s *passes) (lost, mass, first f
 	C := W - 1 - lb - shift + lo
 	oA, oB := max(oLo, -C), min(oHi, W-nb-C)
 	if oA <= oB {
-		ws.xr = grow(ws.xr, nb)
-		ws.rp = grow(ws.rp, W)
+		ws.flushBandRev = grow(ws.flushBandRev, nb)
+		ws.flushKernRev = grow(ws.flushKernRev, W)
 		for t := range nb {
-			ws.xr[t] = xs[nb-1-t]
+			ws.flushBandRev[t] = xs[nb-1-t]
 		}
 		for j := range W {
-			ws.rp[j] = pmf[W-1-j]
+			ws.flushKernRev[j] = pmf[W-1-j]
 		}
-		xcorr(cl[oA:oB+1], ws.xr, ws.rp[C+oA:])
+		xcorr(cl[oA:oB+1], ws.flushBandRev, ws.flushKernRev[C+oA:])
 	}
 	for o := oLo; o <= oHi; o++ {
 		if o == oA && oA <= oB {
@@ -211,7 +211,7 @@ func (m *Map) activate(win []float64, w float64, b int, t float64, h int, s *pas
 			win[b] += w
 			return win, 0, 0, 0, 0
 		}
-		m.ws.dact[pos] += w
+		m.ws.dormant[pos] += w
 		return win, 0, w, float64(b) * w, 0
 	}
 	if mode := min(int(t), b-1); mode < int(t) && poissonPeak(t, mode) < tinyPeak {
@@ -222,8 +222,8 @@ func (m *Map) activate(win []float64, w float64, b int, t float64, h int, s *pas
 		fb := float64(b)
 		return win, w * fb * (fb + 1) / 2, 0, 0, 0
 	}
-	lo, pmf, buf := m.poissonSpan(m.ws.pd, t, b-1, deathCut)
-	m.ws.pd = buf
+	lo, pmf, buf := m.poissonSpan(m.ws.deathPois, t, b-1, deathCut)
+	m.ws.deathPois = buf
 	hi := lo + len(pmf) - 1
 	c := b - h // the death law is at h or above where N(t) ≤ c
 	win = growKeep(win, max(1, min(h, b-lo+1)))
@@ -254,7 +254,7 @@ func (m *Map) activate(win []float64, w float64, b int, t float64, h int, s *pas
 		return win, integ, 0, 0, mass
 	}
 	if c >= hi {
-		m.ws.dact[pos] += w
+		m.ws.dormant[pos] += w
 		return win, integ, mass, first, 0
 	}
 	return win, integ, mass, first, m.cloudThinned(w, pos, c, t/m.Period, loT, pmfT)
@@ -271,7 +271,7 @@ const (
 
 // cloudThinned adds to the cloud w·Pois(n; T)·F(n), F(n) =
 // P(Binomial(n, ρ) ≤ c), at pos − n, for n over the Poisson(T) terms
-// (loT, pmfT: part of ws.pT, whose other terms are ws.thinTail), and
+// (loT, pmfT: part of ws.periodPois, whose other terms are ws.thinTail), and
 // returns the mass lost: F is computed only where
 // neither it nor 1 − F is below thinCut (Chernoff bounds), and what would
 // fall below 0 (at most flushTol of the mass) or beyond the range kept is
@@ -301,7 +301,7 @@ func (m *Map) cloudThinned(w float64, pos, c int, rho float64, loT int, pmfT []f
 	lost := w * ws.thinTail
 	if nTop < hiT {
 		// Beyond nTop: below 0 (n > pos) or F ≤ its bound there.
-		beyond := ws.psuf[max(nTop+1, loT)-ws.pTlo] - ws.psuf[hiT+1-ws.pTlo]
+		beyond := ws.periodPoisTail[max(nTop+1, loT)-ws.periodPoisLo] - ws.periodPoisTail[hiT+1-ws.periodPoisLo]
 		lost += w * beyond * binomLowerBound(nTop+1, c, rho)
 	}
 	if nTop < loT {
@@ -390,13 +390,13 @@ func klBernoulli(a, rho float64) float64 {
 }
 
 // cloudClasses adds to the cloud the classes wholly in it from their
-// activation (ws.dact, by level at T before services), with the
+// activation (ws.dormant, by level at T before services), with the
 // Poisson(T) kernel, and returns the mass that would fall below 0 (lost).
 func (m *Map) cloudClasses(loT int, pmfT []float64) float64 {
 	ws := &m.ws
 	var lost float64
 	hiT := loT + len(pmfT) - 1
-	for pos, w := range ws.dact {
+	for pos, w := range ws.dormant {
 		if w == 0 {
 			continue
 		}
@@ -480,9 +480,9 @@ func (m *Map) addDeaths(dst, p []float64, from, top int, lo int, pmf []float64) 
 	ws := &m.ws
 	hi := lo + len(pmf) - 1
 	// Prefix sums over the window of Q_i = P(N(T) > i) and i·Q_i.
-	ws.pq = grow(ws.pq, len(pmf))
-	ws.piq = grow(ws.piq, len(pmf))
-	ws.pc = grow(ws.pc, len(pmf))
+	ws.tailSum = grow(ws.tailSum, len(pmf))
+	ws.tailMoment = grow(ws.tailMoment, len(pmf))
+	ws.poisCDF = grow(ws.poisCDF, len(pmf))
 	var cdf, sq, siq float64
 	for j, q := range pmf {
 		cdf += q
@@ -490,7 +490,7 @@ func (m *Map) addDeaths(dst, p []float64, from, top int, lo int, pmf []float64) 
 			sq += 1 - cdf
 			siq += float64(lo+j) * (1 - cdf)
 		}
-		ws.pq[j], ws.piq[j], ws.pc[j] = sq, siq, cdf
+		ws.tailSum[j], ws.tailMoment[j], ws.poisCDF[j] = sq, siq, cdf
 	}
 	fl := float64(lo)
 	var integral, zero float64
@@ -506,9 +506,9 @@ func (m *Map) addDeaths(dst, p []float64, from, top int, lo int, pmf []float64) 
 			continue
 		}
 		iTop := min(b-1, hi) - lo
-		integral += w * (fl*fb - fl*(fl-1)/2 + fb*ws.pq[iTop] - ws.piq[iTop])
+		integral += w * (fl*fb - fl*(fl-1)/2 + fb*ws.tailSum[iTop] - ws.tailMoment[iTop])
 		// What the window leaves at 0: P(N(T) > min(b − 1, hi)).
-		zero += w * math.Max(0, 1-ws.pc[iTop])
+		zero += w * math.Max(0, 1-ws.poisCDF[iTop])
 	}
 	dst[0] += zero
 	// dst[j] += Σ_i pmf[i − lo]·p[j + i], j ≥ 1, over classes from..top:

@@ -187,7 +187,7 @@ func TestMapPublishedBoards(t *testing.T) {
 		T    float64
 		want float64
 	}{{1, 600, 4.73}, {5, 400, 5.49}} {
-		fp, err := FixedPoint(&Model{K: c.k, Load: 0.9, Period: c.T}, nil)
+		fp, err := FixedPoint(&Model{System: System{K: c.k, Load: 0.9}, Period: c.T}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestMapPublishedBoards(t *testing.T) {
 	// k = 5, T = 20 is already herded: plain iteration converges to a herded
 	// fixed point whose leading eigenvalue is about −0.9, so the iterates
 	// alternate while converging; it is not a 2-cycle.
-	model := &Model{K: 5, Load: 0.9, Period: 20}
+	model := &Model{System: System{K: 5, Load: 0.9}, Period: 20}
 	att, err := Attractor(model, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestMapConservesMass(t *testing.T) {
 	starts := []farm.Start{{}, {Kind: farm.Balanced, Jobs: 7}, {Kind: farm.Half, Jobs: 40}, {Kind: farm.Spread, Jobs: 30}}
 	for _, k := range []int{1, 3, 8} {
 		for _, T := range []float64{0.7, 13.3, 250} {
-			m, err := NewMap(&Model{K: k, Load: 0.85, Period: T})
+			m, err := NewMap(&Model{System: System{K: k, Load: 0.85}, Period: T})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +274,7 @@ func TestMapBadInput(t *testing.T) {
 		{3, 0.9, 0, Own, "Period"}, {3, 0.9, -5, Own, "Period"}, {3, 0.9, math.Inf(1), Own, "Period"},
 		{3, 0.9, 10, Tally(5), "Tally"},
 	} {
-		_, err := NewMap(&Model{K: c.k, Load: c.load, Period: c.T, Tally: c.tally})
+		_, err := NewMap(&Model{System: System{K: c.k, Load: c.load, Tally: c.tally}, Period: c.T})
 		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("k=%d λ=%v T=%v: %v, want an error naming %s", c.k, c.load, c.T, err, c.param)
@@ -292,7 +292,7 @@ func TestMapBadInput(t *testing.T) {
 	if _, err := Board(farm.Start{Kind: farm.Half, Jobs: MaxStartJobs + 1}); err == nil {
 		t.Error("a start beyond MaxStartJobs accepted")
 	}
-	if _, err := Attractor(&Model{K: 3, Load: 0.9, Period: 10}, &AttractorSettings{Tol: -1}); err == nil {
+	if _, err := Attractor(&Model{System: System{K: 3, Load: 0.9}, Period: 10}, &AttractorSettings{Tol: -1}); err == nil {
 		t.Error("a negative tolerance accepted")
 	}
 }
@@ -300,7 +300,7 @@ func TestMapBadInput(t *testing.T) {
 // A shared tally and partitioned dispatchers are both the map with k = 1.
 func TestTallies(t *testing.T) {
 	for _, tally := range []Tally{Shared, Partitioned} {
-		m, err := NewMap(&Model{K: 5, Load: 0.9, Period: 600, Tally: tally})
+		m, err := NewMap(&Model{System: System{K: 5, Load: 0.9, Tally: tally}, Period: 600})
 		if err != nil || m.K != 1 {
 			t.Errorf("%v: map with k = %v, %v", tally, m, err)
 		}
@@ -317,7 +317,7 @@ func TestBistability(t *testing.T) {
 		periods = append(periods, 3000)
 	}
 	for _, T := range periods {
-		m := &Model{K: 5, Load: 0.9, Period: T}
+		m := &Model{System: System{K: 5, Load: 0.9}, Period: T}
 		half, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)})
 		// 300 periods: the herd at T = 400 keeps wandering (it is reported
 		// as not settled, its mean over the last 100 periods is the herd's).
@@ -389,7 +389,7 @@ func TestSpreadStartTransient(t *testing.T) {
 	}
 	for _, T := range []float64{3000, 1100} {
 		start, _ := Board(farm.Start{Kind: farm.Spread, Jobs: int(0.8 * T)})
-		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: T}, &AttractorSettings{Start: start})
+		att, err := Attractor(&Model{System: System{K: 5, Load: 0.9}, Period: T}, &AttractorSettings{Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,8 @@ func (w *boundaryWeights) size() int {
 // emptied, its entries recycled, beyond it or 4096 entries).
 const boundaryCacheFloats = 1 << 23
 
-// windowSpace is the work space of evolve, kept in the Map.
+// windowSpace is the work space of evolve, kept in the Map: every buffer
+// is named by what it holds.
 type windowSpace struct {
 	sched     passes
 	win, win2 []float64          // the window before and after a pass
@@ -86,19 +87,26 @@ type windowSpace struct {
 	next      []float64          // the next board before trimming
 	h         []int              // flush levels by pass
 	memo      []*boundaryWeights // boundary weights by pass
-	kern, suf []float64          // boundary weights' scratch
-	gg, cg    []float64          // ballot laws of one (a, s); G and H of u
-	wts, bin  []float64          // W(a, s) and one binomial
-	lps       []float64          // Poisson terms at a node
-	pw, pd    []float64          // the Poisson terms of a flush and of a class's death law
-	rp, xr    []float64          // a flush's kernel and band, reversed
-	pT, psuf  []float64          // the Poisson(T) terms of a death law over the period, suffix sums
-	pTlo      int                // the first term's index
-	thinTail  float64            // the terms a thinned kernel leaves out
-	pq, piq   []float64          // prefix sums of P(N(T) > i) and i·P(N(T) > i)
-	pc        []float64          // prefix sums of the Poisson(T) terms
-	dact      []float64          // classes wholly in the cloud, by level at T
-	recip     []float64          // 1/i
+
+	// fillBoundary's scratch.
+	freeKern             []float64 // the free kernel w_d at d + S
+	rowSuffix            []float64 // suffix terms of the boundary rows
+	ballotPMF, ballotCDF []float64 // the ballot law P(M = m), P(M ≤ m) of one (a, s); G and H of u
+	timeWeights          []float64 // W(a, s), the time integrals of a pass's (a, s)
+	binom                []float64 // one binomial law (a node's; the cloud's pass-V arrivals)
+	nodePois             []float64 // the Poisson terms at a quadrature node
+
+	// The cloud's scratch (map_cloud.go).
+	flushPois, deathPois       []float64 // the Poisson terms of a flush and of a class's death law
+	flushKernRev, flushBandRev []float64 // a flush's kernel and band, reversed
+	periodPois                 []float64 // the Poisson(T) terms of a death law over the period
+	periodPoisTail             []float64 // their suffix sums
+	periodPoisLo               int       // the first term's index
+	thinTail                   float64   // the terms a thinned kernel leaves out
+	tailSum, tailMoment        []float64 // prefix sums of P(N(T) > i) and i·P(N(T) > i)
+	poisCDF                    []float64 // prefix sums of the Poisson(T) terms
+	dormant                    []float64 // classes wholly in the cloud, by level at T
+	recip                      []float64 // 1/i
 }
 
 // grow returns v resized to n, zeroed.
@@ -254,18 +262,27 @@ func (m *Map) binomialNode(dst []float64, pi float64) []float64 {
 // P(M = m) = P(M ≥ m)·(a + 2m + 1 − s)/(a + m + 1): positive terms only.
 // A queue at q ends at a − s + max(q, M).
 func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
-	k := m.K
-	ws := &m.ws
 	// Poisson(τ) up to a tail of PoissonTol, as weights has it.
 	w.pois, w.lost = m.poissonTerms(w.pois, tau)
-	S := len(w.pois) - 1
-	w.S = S
+	w.S = len(w.pois) - 1
 	w.binom = m.binomialTo(w.binom, tau/L)
+	m.freeKernel(w)
+	m.boundaryRows(w)
+	if m.noIntegral {
+		w.u = w.u[:0]
+		return
+	}
+	m.floorIntegral(w, L, tau)
+}
 
-	// Free kernel w_d, d = a − s ∈ [−S, k], at d + S; its non-zero
-	// stretch, reversed.
-	ws.kern = grow(ws.kern, S+k+1)
-	kern := ws.kern
+// freeKernel fills w's free kernel w_d = Σ_{a−s=d} Binom(a)·Pois(s),
+// d = a − s ∈ [−S, k] (at d + S in the scratch), as its non-zero stretch
+// reversed (w.rk, w.dhi).
+func (m *Map) freeKernel(w *boundaryWeights) {
+	k, S := m.K, w.S
+	ws := &m.ws
+	ws.freeKern = grow(ws.freeKern, S+k+1)
+	kern := ws.freeKern
 	for a, ba := range w.binom {
 		if ba == 0 {
 			continue
@@ -286,17 +303,22 @@ func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
 		w.rk = append(w.rk, kern[i])
 	}
 	w.dhi = hi - 1 - S
+}
 
-	// Boundary rows: for end level j ≤ a the queue ends at j iff
-	// max(q, M) = ρ = j − a + s: q = ρ and M ≤ ρ, or q < ρ and M = ρ; for
-	// j > a it is q = ρ (M ≤ s < ρ).
+// boundaryRows fills w's rows for the end levels j = 0..k. For end level
+// j ≤ a the queue ends at j iff max(q, M) = ρ = j − a + s: q = ρ and
+// M ≤ ρ, or q < ρ and M = ρ; for j > a it is q = ρ (M ≤ s < ρ). The
+// second case is a suffix sum over q, accumulated in ws.rowSuffix.
+func (m *Map) boundaryRows(w *boundaryWeights) {
+	k, S := m.K, w.S
+	ws := &m.ws
 	bw := S + k + 1
 	w.bw = bw
 	w.bnd = grow(w.bnd, (k+1)*bw)
-	ws.suf = grow(ws.suf, (k+1)*bw)
-	ws.gg = grow(ws.gg, S+1)
-	ws.cg = grow(ws.cg, S+1)
-	bnd, suf, gg, cg := w.bnd, ws.suf, ws.gg, ws.cg
+	ws.rowSuffix = grow(ws.rowSuffix, (k+1)*bw)
+	ws.ballotPMF = grow(ws.ballotPMF, S+1)
+	ws.ballotCDF = grow(ws.ballotCDF, S+1)
+	bnd, suf, gg, cg := w.bnd, ws.rowSuffix, ws.ballotPMF, ws.ballotCDF
 	for a, ba := range w.binom {
 		if ba == 0 {
 			continue
@@ -307,14 +329,7 @@ func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
 				continue
 			}
 			m0 := max(0, s-a)
-			pge, cum := 1.0, 0.0
-			for mm := m0; mm <= s; mm++ {
-				g := pge * float64(a+2*mm+1-s) / float64(a+mm+1)
-				cum += g
-				gg[mm], cg[mm] = g, cum
-				pge *= float64(s-mm) / float64(a+mm+1)
-			}
-			cg[s] = 1
+			ballotLaw(gg, cg, a, s)
 			for j := 0; j <= k; j++ {
 				rho := j - a + s
 				switch {
@@ -336,45 +351,35 @@ func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
 			acc += sr[q]
 		}
 	}
-	if m.noIntegral {
-		w.u = w.u[:0]
-		return
-	}
+}
 
-	// W(a, s) = ∫₀^τ Binom(a; k, t/L)·Pois(s; t) dt by Gauss–Legendre.
-	xs, wl := m.legendreChecked(quadNodes(k+S, tau))
-	ws.wts = grow(ws.wts, (k+1)*(S+1))
-	wts := ws.wts
-	ws.lps = grow(ws.lps, S+1)
-	lps := ws.lps
-	for i, z := range xs {
-		x := 0.5 * tau * (z + 1)
-		wi := 0.5 * tau * wl[i]
-		ws.bin = m.binomialNode(ws.bin, x/L)
-		lp := math.Exp(-x)
-		for s := range lps {
-			if s > 0 {
-				lp *= x / float64(s)
-			}
-			lps[s] = lp
-		}
-		for a, ba := range ws.bin {
-			c := wi * ba
-			if c == 0 {
-				continue
-			}
-			row := wts[a*(S+1) : (a+1)*(S+1)]
-			for s, p := range lps {
-				row[s] += c * p
-			}
-		}
+// ballotLaw fills pmf[m] = P(M = m) and cdf[m] = P(M ≤ m), m = max(0,
+// s − a)..s, for a arrivals and s services in a random order (cdf[s] = 1
+// exactly).
+func ballotLaw(pmf, cdf []float64, a, s int) {
+	pge, cum := 1.0, 0.0
+	for mm := max(0, s-a); mm <= s; mm++ {
+		g := pge * float64(a+2*mm+1-s) / float64(a+mm+1)
+		cum += g
+		pmf[mm], cdf[mm] = g, cum
+		pge *= float64(s-mm) / float64(a+mm+1)
 	}
-	// u[q] = Σ_{a,s} W(a, s)·Σ_{m=q+1}^{s} P(M ≥ m) = Σ_{m>q} G(m), with
-	// G(m) = Σ_{a,s} W(a, s)·P(M ≥ m): 1 up to m0 = max(0, s − a) (kept in
-	// H[m0], summed from above), and at most a terms above it.
-	ws.gg = grow(ws.gg, S+2)
-	ws.cg = grow(ws.cg, S+2)
-	G, H := ws.gg, ws.cg
+	cdf[s] = 1
+}
+
+// floorIntegral fills w.u, what the floor adds to ∫₀^τ E[q(t)] dt per unit
+// mass starting at q. W(a, s) = ∫₀^τ Binom(a; k, t/L)·Pois(s; t) dt by
+// Gauss–Legendre; u[q] = Σ_{a,s} W(a, s)·Σ_{m=q+1}^{s} P(M ≥ m) =
+// Σ_{m>q} G(m), with G(m) = Σ_{a,s} W(a, s)·P(M ≥ m): 1 up to
+// m0 = max(0, s − a) (kept in H[m0], summed from above), and at most a
+// terms above it.
+func (m *Map) floorIntegral(w *boundaryWeights, L, tau float64) {
+	k, S := m.K, w.S
+	ws := &m.ws
+	wts := m.passTimeWeights(L, tau, S)
+	ws.ballotPMF = grow(ws.ballotPMF, S+2)
+	ws.ballotCDF = grow(ws.ballotCDF, S+2)
+	G, H := ws.ballotPMF, ws.ballotCDF
 	for a := 0; a <= k; a++ {
 		for s := 1; s <= S; s++ {
 			wt := wts[a*(S+1)+s]
@@ -397,6 +402,40 @@ func (m *Map) fillBoundary(w *boundaryWeights, L, tau float64) {
 		acc += G[m] + run
 		w.u[m-1] = acc
 	}
+}
+
+// passTimeWeights returns W(a, s) = ∫₀^τ Binom(a; k, t/L)·Pois(s; t) dt,
+// a = 0..k, s = 0..S, at a·(S+1) + s, by Gauss–Legendre (in ws.timeWeights).
+func (m *Map) passTimeWeights(L, tau float64, S int) []float64 {
+	ws := &m.ws
+	xs, wl := m.legendreChecked(quadNodes(m.K+S, tau))
+	ws.timeWeights = grow(ws.timeWeights, (m.K+1)*(S+1))
+	wts := ws.timeWeights
+	ws.nodePois = grow(ws.nodePois, S+1)
+	lps := ws.nodePois
+	for i, z := range xs {
+		x := 0.5 * tau * (z + 1)
+		wi := 0.5 * tau * wl[i]
+		ws.binom = m.binomialNode(ws.binom, x/L)
+		lp := math.Exp(-x)
+		for s := range lps {
+			if s > 0 {
+				lp *= x / float64(s)
+			}
+			lps[s] = lp
+		}
+		for a, ba := range ws.binom {
+			c := wi * ba
+			if c == 0 {
+				continue
+			}
+			row := wts[a*(S+1) : (a+1)*(S+1)]
+			for s, p := range lps {
+				row[s] += c * p
+			}
+		}
+	}
+	return wts
 }
 
 // quadNodes is the number of Gauss–Legendre nodes that integrates
@@ -605,32 +644,10 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 	T, k, V := m.Period, m.K, s.V
 	ws := &m.ws
 	h := m.flushLevels(s)
-	// The Poisson(T) terms of a death law over the whole period (addDeath's
-	// window, uncapped): the kernel of classes that never meet the floor.
-	loT, pmfT, buf := m.poissonSpan(ws.pT, T, math.MaxInt, deathCut)
-	ws.pT = buf
-	ws.psuf = grow(ws.psuf, len(pmfT)+1)
-	for i := len(pmfT) - 1; i >= 0; i-- {
-		ws.psuf[i] = ws.psuf[i+1] + pmfT[i]
-	}
-	ws.pTlo = loT
-	// The part of it a class's thinned kernel uses: terms above thinKernelCut
-	// of the largest (the rest, at most its tails, is counted as lost).
-	ta, tb, peakT := 0, len(pmfT), 0.0
-	for _, q := range pmfT {
-		peakT = max(peakT, q)
-	}
-	for ta < tb && pmfT[ta] < thinKernelCut*peakT {
-		ta++
-	}
-	for tb > ta && pmfT[tb-1] < thinKernelCut*peakT {
-		tb--
-	}
-	loTh, pmfTh := loT+ta, pmfT[ta:tb]
-	ws.thinTail = ws.psuf[0] - ws.psuf[ta] + ws.psuf[tb]
+	loT, pmfT, loTh, pmfTh := m.periodKernel()
 	win := ws.win[:0]
 	ws.cloud = ws.cloud[:0]
-	ws.dact = grow(ws.dact, k*V+1)
+	ws.dormant = grow(ws.dormant, k*V+1)
 	var integral float64 // ∫₀^T E[q] dt, summed over all servers
 	var cloudMass, cloudFirst float64
 	for v := 0; v <= V; v++ {
@@ -684,8 +701,47 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 	// Classes wholly in the cloud from their activation: Poisson(T) services
 	// in all (thinning: N(t_b) + N(T) − N(t_b) is Poisson(T)).
 	res.Lost += m.cloudClasses(loT, pmfT)
-	// The next board: the window, the cloud with pass V's arrivals, and the
-	// classes above V, never activated (pure death over [0, T]).
+	m.nextBoard(p, top, s, loT, pmfT, integral, res)
+}
+
+// periodKernel computes the Poisson(T) terms of a death law over the whole
+// period (addDeath's window, uncapped): the kernel of the classes that
+// never meet the floor, from loT, with their suffix sums; and the part of
+// it a class's thinned kernel uses, from loTh: terms above thinKernelCut
+// of the largest (the rest, at most its tails, is counted as lost:
+// ws.thinTail).
+func (m *Map) periodKernel() (loT int, pmfT []float64, loTh int, pmfTh []float64) {
+	ws := &m.ws
+	loT, pmfT, buf := m.poissonSpan(ws.periodPois, m.Period, math.MaxInt, deathCut)
+	ws.periodPois = buf
+	ws.periodPoisTail = grow(ws.periodPoisTail, len(pmfT)+1)
+	for i := len(pmfT) - 1; i >= 0; i-- {
+		ws.periodPoisTail[i] = ws.periodPoisTail[i+1] + pmfT[i]
+	}
+	ws.periodPoisLo = loT
+	ta, tb, peakT := 0, len(pmfT), 0.0
+	for _, q := range pmfT {
+		peakT = max(peakT, q)
+	}
+	for ta < tb && pmfT[ta] < thinKernelCut*peakT {
+		ta++
+	}
+	for tb > ta && pmfT[tb-1] < thinKernelCut*peakT {
+		tb--
+	}
+	ws.thinTail = ws.periodPoisTail[0] - ws.periodPoisTail[ta] + ws.periodPoisTail[tb]
+	return loT, pmfT, loT + ta, pmfT[ta:tb]
+}
+
+// nextBoard assembles the next board into res: the window (ws.win), the
+// cloud with pass V's arrivals, and the classes above V, never activated
+// (pure death over [0, T]); with the period's time integral so far
+// (integral) it sets the mean queue, sojourn, board mean, and the lost
+// top.
+func (m *Map) nextBoard(p []float64, top int, s *passes, loT int, pmfT []float64, integral float64, res *MapResult) {
+	T, k, V := m.Period, m.K, s.V
+	ws := &m.ws
+	win := ws.win
 	cloud := ws.cloud
 	n := max(len(win), top+1)
 	if len(cloud) > 0 {
@@ -694,8 +750,8 @@ func (m *Map) evolve(p []float64, top int, s *passes, res *MapResult) {
 	next := grow(ws.next, n)
 	copy(next, win)
 	if len(cloud) > 0 {
-		ws.bin = m.binomialTo(ws.bin, (T-s.t[V])/s.L[V])
-		for a, ba := range ws.bin {
+		ws.binom = m.binomialTo(ws.binom, (T-s.t[V])/s.L[V])
+		for a, ba := range ws.binom {
 			if ba == 0 {
 				continue
 			}

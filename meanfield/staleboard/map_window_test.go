@@ -395,12 +395,12 @@ func TestAttractorsMatchReference(t *testing.T) {
 		iter  int
 	}
 	cases := []attCase{
-		{Model{K: 5, Load: 0.9, Period: 20}, farm.Start{}, 0},
-		{Model{K: 5, Load: 0.9, Period: 400}, farm.Start{}, 300},
-		{Model{K: 1, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300},
+		{Model{System: System{K: 5, Load: 0.9}, Period: 20}, farm.Start{}, 0},
+		{Model{System: System{K: 5, Load: 0.9}, Period: 400}, farm.Start{}, 300},
+		{Model{System: System{K: 1, Load: 0.9}, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300},
 	}
 	if !testing.Short() {
-		cases = append(cases, attCase{Model{K: 5, Load: 0.9, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300})
+		cases = append(cases, attCase{Model{System: System{K: 5, Load: 0.9}, Period: 1100}, farm.Start{Kind: farm.Half, Jobs: 110}, 300})
 	}
 	for _, c := range cases {
 		start, err := Board(c.start)
@@ -433,7 +433,7 @@ func TestAttractorsMatchReference(t *testing.T) {
 			t.Errorf("%s: lost %g", name, got.Lost)
 		}
 	}
-	for _, model := range []Model{{K: 1, Load: 0.9, Period: 600}, {K: 5, Load: 0.9, Period: 400}} {
+	for _, model := range []Model{{System: System{K: 1, Load: 0.9}, Period: 600}, {System: System{K: 5, Load: 0.9}, Period: 400}} {
 		got, err := fixedPoint(&model, nil, false)
 		if err != nil {
 			t.Fatal(err)
@@ -470,7 +470,7 @@ func TestPublishedNumbers(t *testing.T) {
 	}
 	for _, c := range herd {
 		start, _ := Board(farm.Start{Kind: farm.Half, Jobs: int(0.1 * c.T)})
-		att, err := Attractor(&Model{K: 5, Load: 0.9, Period: c.T}, &AttractorSettings{Start: start, Tol: 1e-9, MaxIter: 300})
+		att, err := Attractor(&Model{System: System{K: 5, Load: 0.9}, Period: c.T}, &AttractorSettings{Start: start, Tol: 1e-9, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +484,7 @@ func TestPublishedNumbers(t *testing.T) {
 		T    float64
 		want float64
 	}{{1, 600, 4.728}, {5, 400, 5.489}} {
-		fp, err := FixedPoint(&Model{K: c.k, Load: 0.9, Period: c.T}, nil)
+		fp, err := FixedPoint(&Model{System: System{K: c.k, Load: 0.9}, Period: c.T}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -492,7 +492,7 @@ func TestPublishedNumbers(t *testing.T) {
 			t.Errorf("k=%d T=%v: board mean %.5f, published %v", c.k, c.T, fp.Map.BoardMean, c.want)
 		}
 	}
-	att, err := Attractor(&Model{K: 5, Load: 0.9, Period: 20}, nil)
+	att, err := Attractor(&Model{System: System{K: 5, Load: 0.9}, Period: 20}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

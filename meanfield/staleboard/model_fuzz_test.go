@@ -10,12 +10,12 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 )
 
-// Model.Validate on any input: it validates or returns a *param.Error
-// naming a field of Model, never panics; a model that validates is in
-// the documented ranges, and its map is built (NewMap: Period > 0,
-// Servers = 0) or refused with an error naming a field. Board, the
-// start's board distribution, is a distribution of Jobs+1 entries or an
-// error naming Start.
+// The validators on any input: Model.Validate and FiniteModel.Validate
+// validate or return a *param.Error naming a field of their model, never
+// panic; a model that validates is in the documented ranges (the period
+// also within MaxPeriodPerLoad·λ), and its map is built (NewMap).
+// Board, the start's board distribution, is a distribution of Jobs+1
+// entries or an error naming Start.
 func FuzzModelValidate(f *testing.F) {
 	f.Add(5, 0.9, 100.0, 0, 0, 0, 0)
 	f.Add(1, 0.5, 0.0, 1, 100, 2, 110)
@@ -25,14 +25,16 @@ func FuzzModelValidate(f *testing.F) {
 	f.Add(MaxK+1, 1.0, -1.0, 3, -1, 5, -1)
 	f.Add(-1<<63, math.NaN(), math.Inf(1), -1, MaxServers+1, -1, MaxStartJobs+1)
 	f.Add(2, 5e-324, math.Inf(-1), 1<<62, 1<<62, 1, MaxStartJobs)
+	f.Add(5, 1e-20, 400.0, 0, 5, 0, 0)
 	f.Fuzz(func(t *testing.T, k int, load, period float64, tally, servers, startKind, jobs int) {
-		m := &Model{K: k, Load: load, Period: period, Tally: Tally(tally), Servers: servers}
+		sys := System{K: k, Load: load, Tally: Tally(tally)}
+		m := &Model{System: sys, Period: period}
 		err := m.Validate()
 		if err != nil {
 			fuzzing.NamesField(t, err, Model{})
 		} else {
-			if m.K < 1 || m.K > MaxK || !(m.Load > 0 && m.Load < 1) || !param.Finite(m.Period) || m.Period < 0 ||
-				m.Tally < Own || m.Tally > Partitioned || m.Servers < 0 || m.Servers > MaxServers {
+			if m.K < 1 || m.K > MaxK || !(m.Load > 0 && m.Load < 1) || !(m.Period >= MinPeriod && m.Period <= MaxPeriod) ||
+				m.Period > MaxPeriodPerLoad*m.Load || m.Tally < Own || m.Tally > Partitioned {
 				t.Fatalf("%+v validates", m)
 			}
 			if mk := m.MapK(); mk < 1 || mk > m.K {
@@ -46,8 +48,14 @@ func FuzzModelValidate(f *testing.F) {
 		switch {
 		case merr != nil:
 			fuzzing.NamesField(t, merr, Model{})
-		case err != nil || m.Period <= 0 || m.Servers != 0 || mp.K != m.MapK():
+		case err != nil || mp.K != m.MapK():
 			t.Fatalf("NewMap(%+v) = %+v; Validate: %v", m, mp, err)
+		}
+		fm := &FiniteModel{System: sys, Servers: servers, Horizon: jobs}
+		if ferr := fm.Validate(); ferr != nil {
+			fuzzing.NamesField(t, ferr, FiniteModel{})
+		} else if fm.Servers < MinServers(fm.K) || fm.Servers > MaxServers || fm.horizon() < 1 || fm.horizon() > MaxHorizon {
+			t.Fatalf("%+v validates", fm)
 		}
 		st := farm.Start{Kind: farm.StartKind(startKind), Jobs: jobs}
 		p, berr := Board(st)
