@@ -205,6 +205,7 @@ var textual = []string{
 	"empty_pools", "tokens_determined", "zero_limit", "confirm", "simulate", "replacement",
 	"precision_reached", "partial", "empty", "above_ok", "below_tipped", "switches", "sim",
 	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
+	"reason", "violations", "path", "invariant", "values",
 }
 
 var byName = func() map[string]Quantity {
