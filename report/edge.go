@@ -18,24 +18,26 @@ type Edge struct {
 // survives down to Floor) or, for finite N, above_range (the system tips
 // even at the top of the search range, Bracket[0]).
 type EdgeRow struct {
-	Dispatchers int           `json:"dispatchers"`
-	Load        float64       `json:"load"`
-	Status      string        `json:"status"`    // edge, no_edge or (finite N) above_range
-	Period      *float64      `json:"period"`    // T*
-	Scaled      *float64      `json:"scaled"`    // T*(1−λ)²
-	Bracket     []float64     `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
-	Collision   *float64      `json:"collision"` // T where t_{V+1} − T extrapolates to 0
-	Branch      *int          `json:"branch"`    // V, the pass in progress at T* on the ending branch
-	Mechanism   *string       `json:"mechanism"` // "border collision", "eigenvalue crossing", "escape within the horizon" (null without an edge)
-	Leading     Complex       `json:"leading"`   // leading eigenvalue at the last stable fixed point
-	Radius      float64       `json:"radius"`    // its modulus
-	BoardMean   float64       `json:"board_mean"`
-	Sojourn     float64       `json:"sojourn"` // mean time in system at the last balanced fixed point
-	Line        float64       `json:"line"`    // the reference line 0.9(k − 2)
-	Ratio       *float64      `json:"ratio"`   // scaled / line
-	Floor       float64       `json:"floor"`   // lowest T(1−λ)² searched
-	Confirm     *Confirmation `json:"confirmation,omitempty"`
-	Evals       int           `json:"evaluations"` // map evaluations
+	Dispatchers int       `json:"dispatchers"`
+	Load        float64   `json:"load"`
+	Status      string    `json:"status"`    // edge, no_edge or (finite N) above_range
+	Period      *float64  `json:"period"`    // T*
+	Scaled      *float64  `json:"scaled"`    // T*(1−λ)²
+	Bracket     []float64 `json:"bracket"`   // [lo, hi] in T: balanced at hi, not reachable at lo
+	Collision   *float64  `json:"collision"` // T where t_{V+1} − T extrapolates to 0
+	Branch      *int      `json:"branch"`    // V, the pass in progress at T* on the ending branch
+	Mechanism   *string   `json:"mechanism"` // "border collision", "eigenvalue crossing", "escape within the horizon" (null without an edge)
+	// Leading, Radius, BoardMean and Sojourn describe the last balanced
+	// fixed point of the N = ∞ map: null on finite-N rows.
+	Leading   *Complex      `json:"leading"` // leading eigenvalue at the last stable fixed point
+	Radius    *float64      `json:"radius"`  // its modulus
+	BoardMean *float64      `json:"board_mean"`
+	Sojourn   *float64      `json:"sojourn"` // mean time in system at the last balanced fixed point
+	Line      float64       `json:"line"`    // the reference line 0.9(k − 2)
+	Ratio     *float64      `json:"ratio"`   // scaled / line
+	Floor     float64       `json:"floor"`   // lowest T(1−λ)² searched
+	Confirm   *Confirmation `json:"confirmation,omitempty"`
+	Evals     int           `json:"evaluations"` // map evaluations
 	// Method is how the N = ∞ edge was located: root (border collisions
 	// solved as fixed points), search (continuation and bisection) or
 	// fallback (the root path gave way to the search, Fallback says why);

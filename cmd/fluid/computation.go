@@ -242,7 +242,29 @@ func (c *computation) await(work func()) bool {
 	}
 }
 
-// interrupted reports whether a signal has arrived.
-func (c *computation) interrupted() bool {
-	return c.w != nil && c.w.ctx.Err() != nil && c.w.caught() != nil
+// each runs item(0), …, item(n−1) in order, like await on a goroutine of
+// its own, and returns how many finished: n, or fewer as soon as a signal
+// arrives (the item in progress is abandoned) or an item fails (its
+// error). item(i) writes only its own results, which the caller may read
+// for every i below the count returned.
+func (c *computation) each(n int, item func(i int) error) (int, error) {
+	var mu sync.Mutex
+	done := 0
+	var err error
+	c.await(func() {
+		for i := 0; i < n; i++ {
+			if e := item(i); e != nil {
+				mu.Lock()
+				err = e
+				mu.Unlock()
+				return
+			}
+			mu.Lock()
+			done++
+			mu.Unlock()
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return done, err
 }

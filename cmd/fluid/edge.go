@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
@@ -81,6 +82,21 @@ logistic fit of the fraction that tipped, with its 95% interval.
 	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per entry; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Edge; schema in docs/schema/edge.json)")
+	finite := needs(func() bool { return o.servers != "" }, "it applies to finite-N edges: add --servers N")
+	simulated := needs(func() bool { return o.simulate }, "it applies to the simulated edges: add --servers N --simulate")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K", list: kind(lists.Int)},
+		flagRule{flag: "load", field: "Load", list: kind(lists.Float)},
+		flagRule{flag: "servers", field: "Servers", list: kind(lists.Int)},
+		flagRule{flag: "horizon", field: "Horizon", rng: in(1, staleboard.MaxHorizon, "1000"), when: finite},
+		flagRule{flag: "simulate", when: finite},
+		flagRule{flag: "reps", field: "Reps", rng: in(2, 10000, "16"), when: simulated},
+		flagRule{flag: "seed", field: "Seed", when: simulated},
+		flagRule{flag: "floor", field: "Floor", rng: between(0, math.MaxFloat64, "()", "0.05")},
+		flagRule{flag: "max-period", field: "MaxPeriod", rng: between(0, staleboard.MaxPeriod, "(]", "20000")},
+		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
+	)
+	cmd.Annotations[fieldKey+"Top"] = "--floor\x00--floor" // the search range [floor, top] is empty
 	return cmd
 }
 
@@ -108,12 +124,6 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if o.simulate && len(ns) == 1 {
 		return usagef("--simulate needs --servers: the simulator runs finite systems")
 	}
-	if o.horizon < 1 || o.horizon > staleboard.MaxHorizon {
-		return usagef("invalid --horizon: %d refresh periods, want 1..%d", o.horizon, staleboard.MaxHorizon)
-	}
-	if o.simulate && (o.reps < 2 || o.reps > 10000) {
-		return usagef("invalid --reps: %d, want 2..10000", o.reps)
-	}
 	var models []staleboard.Model
 	for _, l := range o.loads {
 		for _, k := range ks {
@@ -129,7 +139,7 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	results, err := staleboard.EdgeTable(models, set)
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	rep := &report.Edge{Header: report.NewHeader("edge"), Confirm: o.confirm, Simulate: o.simulate}
 	if o.simulate {
@@ -156,15 +166,11 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	switch {
-	case o.csv:
-		err = writeCSVReport(stdout, rep, "rows")
-	case o.json:
-		err = writeJSON(stdout, rep)
-	default:
-		err = writeEdgeTable(stdout, rep)
+	if len(rep.Rows) == 0 && halted != nil {
+		return c.interruptedBefore(stdout, output{json: o.json}, "edge", "no entry had finished")
 	}
-	if err != nil {
+	out := output{json: o.json, csv: o.csv, rows: "rows"}
+	if err := emit(stdout, out, rep, func(w io.Writer) error { return writeEdgeTable(w, rep) }); err != nil {
 		return err
 	}
 	return halted
@@ -192,7 +198,7 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 		set.Progress = func(done, _ int64, _ string) { run.Report(int64(i)*per+done, total, "") }
 		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: row.Dispatchers, Load: row.Load, Servers: *row.Servers}, set)
 		if err != nil {
-			return i, len(rows), paramUsage(err)
+			return i, len(rows), err
 		}
 		if curve.Status == outcome.Interrupted {
 			return i, len(rows), nil
@@ -209,9 +215,10 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 func newEdgeRow(r *staleboard.EdgeResult, floor float64) report.EdgeRow {
 	row := report.EdgeRow{
 		Dispatchers: r.K, Load: r.Load, Line: r.Line, Floor: floor,
-		Leading: complexOf(r.Leading),
-		Radius:  r.Radius, BoardMean: r.BoardMean, Sojourn: r.Sojourn,
 		Evals: r.Evaluations, RowSeconds: r.Elapsed.Seconds(), Status: r.Status.Name(),
+	}
+	if r.Servers == 0 {
+		row.Leading, row.Radius, row.BoardMean, row.Sojourn = ptr(complexOf(r.Leading)), ptr(r.Radius), ptr(r.BoardMean), ptr(r.Sojourn)
 	}
 	if r.Servers == 0 && r.Method != "" {
 		row.Method = ptr(string(r.Method))
@@ -271,14 +278,14 @@ func writeEdgeTable(w io.Writer, r *report.Edge) error {
 			continue
 		}
 		if row.Scaled == nil {
-			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+			fmt.Fprintf(tw, "%d\t%s\t—\tnone ≥ %s\t%s\t\t\t\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), g(row.Floor), g(row.Line), fmtComplex(*row.Leading), *row.Sojourn, row.RowSeconds)
 			continue
 		}
 		ratio := ""
 		if row.Ratio != nil {
 			ratio = fmt.Sprintf("%.3f", *row.Ratio)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, *row.Mechanism, fmtComplex(row.Leading), row.Sojourn, row.RowSeconds)
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.4f\t%s\t%s\t%d\t%s\t%s\t%.3g\t%.1f\t\n", row.Dispatchers, g(row.Load), *row.Period, *row.Scaled, g(row.Line), ratio, *row.Branch, *row.Mechanism, fmtComplex(*row.Leading), *row.Sojourn, row.RowSeconds)
 		confirmed = confirmed || row.Confirm != nil
 	}
 	tw.Flush()

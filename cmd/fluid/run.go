@@ -17,6 +17,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
+	if err != nil && cmd != nil {
+		err = paramUsage(cmd, err)
+	}
 	if err != nil {
 		var u *usageError
 		if errors.As(err, &u) && u.cmd == "" && cmd != nil {

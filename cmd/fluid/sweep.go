@@ -150,7 +150,7 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 		if tfl.Name == "json" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
 			return
 		}
-		kind := flagKind(name, tfl)
+		kind := flagKind(tfl)
 		f.StringP(tfl.Name, tfl.Shorthand, "", fmt.Sprintf("%s [%s; default %s]", tfl.Usage, kindHint(kind), defaultText(tfl, kind)))
 		if kind == lists.Bool {
 			f.Lookup(tfl.Name).NoOptDefVal = "true"
