@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // run executes the command line args, writing results to stdout and
@@ -43,6 +44,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 		Args:          noArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.PersistentPreRunE = refuseEmpty
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: err, cmd: c.CommandPath()}
 	})
@@ -75,4 +77,26 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		what = "unknown command"
 	}
 	return &usageError{err: fmt.Errorf("%s %q", what, args[0]), cmd: cmd.CommandPath()}
+}
+
+// refuseEmpty refuses a flag given an empty value (--servers '' or
+// --shard=): every flag that takes text has a default for when it is not
+// given, and an empty value given on purpose is a mistake (a shell
+// variable left unset), never a request for the default.
+func refuseEmpty(cmd *cobra.Command, _ []string) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() == "bool" || strings.TrimSpace(f.Value.String()) != "" {
+			return
+		}
+		if _, ok := f.Value.(pflag.SliceValue); ok {
+			return // an empty slice is refused by its own parser
+		}
+		hint := "omit it for its default"
+		if f.DefValue != "" {
+			hint += " (" + f.DefValue + ")"
+		}
+		err = usagef("invalid %s: an empty value; %s", flagName(f), hint)
+	})
+	return err
 }

@@ -536,7 +536,7 @@ func TestPlotTableCommand(t *testing.T) {
 		{[]string{"plot", "table", filepath.Join(tmp, "none.csv"), "--x", "a", "--z", "b", "-o", "x.png"}, "invalid table file"},
 		{[]string{"plot", "table", table, "--x", "exchange", "--z", "blocking", "-o", "x.gif"}, "invalid -o"},
 		{[]string{"plot", "table"}, "table FILE"},
-		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x is for plot table"},
+		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x has no effect here: it is for plot table"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
