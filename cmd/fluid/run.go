@@ -79,8 +79,8 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return &usageError{err: fmt.Errorf("%s %q", what, args[0]), cmd: cmd.CommandPath()}
 }
 
-// refuseEmpty refuses a flag given an empty value (--servers '' or
-// --shard=): every flag that takes text has a default for when it is not
+// refuseEmpty refuses a flag given an empty value (--servers= or
+// --shard=""): every flag that takes text has a default for when it is not
 // given, and an empty value given on purpose is a mistake (a shell
 // variable left unset), never a request for the default.
 func refuseEmpty(cmd *cobra.Command, _ []string) error {
