@@ -65,6 +65,9 @@ func runPlotTable(w io.Writer, file string, o *plotOptions) error {
 	if err != nil {
 		return usagef("invalid table file: %v", err)
 	}
+	if len(t.Rows) == 0 {
+		return usagef("invalid table file: %s has a header and no rows (nothing to draw)", file)
+	}
 	fig, err := plots.TableFigure(t, plots.TableOptions{X: to.x, Y: to.y, Z: to.z, Lines: to.lines, Where: where,
 		Title: to.title, LogX: to.logX, LogY: to.logY})
 	if err != nil {

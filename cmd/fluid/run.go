@@ -52,6 +52,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	root.AddCommand(cmds...)
 	useListGrammar(root)
 	root.AddCommand(newSweep(cmds), newVersion())
+	strictCompletion(root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",
@@ -99,4 +100,26 @@ func refuseEmpty(cmd *cobra.Command, _ []string) error {
 		err = usagef("invalid %s: an empty value; %s", flagName(f), hint)
 	})
 	return err
+}
+
+// strictCompletion makes "fluid completion SHELL" refuse a shell it has
+// no script for (completion tcsh printed the help with exit status 0).
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, s := range c.Commands() {
+			shells = append(shells, s.Name())
+		}
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			return &usageError{err: fmt.Errorf("no completion script for %q: want one of %s", args[0], joinNames(shells)), cmd: cmd.CommandPath()}
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
 }
