@@ -71,12 +71,20 @@ func runJackson(w, stderr io.Writer, o *jacksonOptions) error {
 	if err != nil {
 		return err
 	}
+	// The rows' cost together, like each row's alone (Validate).
+	var work float64
+	for _, n := range ns {
+		work += float64(n) * float64(len(o.alpha))
+	}
+	if work > jackson.MaxWork {
+		return usagef("invalid --servers with --alpha: %s at R = %d dispatchers cost Σ N·R = %.3g steps together, more than %.0e (about 20 s); fewer or smaller N, or fewer dispatchers (e.g. --servers 10..100000*10)", plural(len(ns), "value"), len(o.alpha), work, float64(jackson.MaxWork))
+	}
+	if o.exchange != 0 {
+		return usagef("invalid --exchange: %v; token exchange breaks the product form, so only 0 is exact here (simulate it with fluid sim --policy jiq-blocking --exchange %v)", o.exchange, o.exchange)
+	}
 	// Every N is checked before any is solved.
 	for _, n := range ns {
 		err := (&jackson.JIQ{Servers: n, Load: o.load, Alpha: o.alpha, Beta: o.beta, Exchange: o.exchange}).Validate()
-		if errors.Is(err, jackson.ErrNotProductForm) {
-			return usagef("--exchange %v: %v", o.exchange, err)
-		}
 		if err != nil {
 			return err
 		}
