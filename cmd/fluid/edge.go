@@ -104,33 +104,9 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
-	ks, err := parseIntList("dispatchers", o.ks)
+	models, err := edgeModels(o)
 	if err != nil {
 		return err
-	}
-	ns := []int{0}
-	if o.servers != "" {
-		more, err := parseIntList("servers", o.servers)
-		if err != nil {
-			return err
-		}
-		for _, n := range more {
-			if n < 1 {
-				return usagef("invalid --servers: %d, want N ≥ 1", n)
-			}
-		}
-		ns = append(ns, more...)
-	}
-	if o.simulate && len(ns) == 1 {
-		return usagef("--simulate needs --servers: the simulator runs finite systems")
-	}
-	var models []staleboard.Model
-	for _, l := range o.loads {
-		for _, k := range ks {
-			for _, n := range ns {
-				models = append(models, staleboard.Model{K: k, Load: l, Servers: n})
-			}
-		}
 	}
 	start := time.Now()
 	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
@@ -174,6 +150,39 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		return err
 	}
 	return halted
+}
+
+// edgeModels are the table's entries: every load, k and N (0: N = ∞).
+func edgeModels(o *edgeOptions) ([]staleboard.Model, error) {
+	ks, err := parseIntList("dispatchers", o.ks)
+	if err != nil {
+		return nil, err
+	}
+	ns := []int{0}
+	if o.servers != "" {
+		more, err := parseIntList("servers", o.servers)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range more {
+			if n < 1 {
+				return nil, usagef("invalid --servers: %d, want N ≥ 1 (e.g. --servers 100)", n)
+			}
+		}
+		ns = append(ns, more...)
+	}
+	if o.simulate && len(ns) == 1 {
+		return nil, usagef("--simulate needs --servers: the simulator runs finite systems")
+	}
+	var models []staleboard.Model
+	for _, l := range o.loads {
+		for _, k := range ks {
+			for _, n := range ns {
+				models = append(models, staleboard.Model{K: k, Load: l, Servers: n})
+			}
+		}
+	}
+	return models, nil
 }
 
 // simulateEdges measures every finite-N edge of the report by simulation

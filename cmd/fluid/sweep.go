@@ -195,43 +195,9 @@ func defaultText(f *pflag.Flag, kind lists.Kind) string {
 
 func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	kinds := map[string]lists.Kind{}
-	for _, p := range params {
-		kinds[p.name] = p.kind
-	}
-	g := sweep.Grid{Command: name}
-	if o.grid != "" {
-		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
-		if err != nil {
-			return err
-		}
-		if gf.Command != "" && gf.Command != name {
-			return usagef("invalid --grid: %s is a grid for fluid %s, not fluid %s", o.grid, gf.Command, name)
-		}
-		g.Points, g.Dims = gf.Points, gf.Dims
-	}
-	for _, p := range params {
-		fl := cmd.Flags().Lookup(p.name)
-		if !fl.Changed {
-			continue
-		}
-		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
-		if err != nil {
-			return listUsage(err)
-		}
-		g.Dims = append(g.Dims, sweep.Dim{Name: p.name, Kind: p.kind, Values: vals})
-	}
-	var seed *uint64
-	if seeded {
-		seed = &o.seed
-	}
-	s, err := sweep.New(g, seed)
+	s, err := sweepOf(cmd, name, params, seeded, o)
 	if err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
-	}
-	s.Version = report.Build().String() // the version every report carries in its "fluid" field
-	for i := range s.Tasks {
-		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
+		return err
 	}
 	if o.dryRun {
 		var b strings.Builder
@@ -243,8 +209,13 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		return err
 	}
 	if o.out == "" {
-		return usagef("--out is required: the directory of the sweep's results")
+		return usagef("--out is required: the directory of the sweep's results (e.g. --out runs/%s)", name)
 	}
+	return sweepRun(stdout, stderr, s, o)
+}
+
+// sweepRun runs this shard's tasks of s into o.out, resuming, and sums up.
+func sweepRun(stdout, stderr io.Writer, s *sweep.Sweep, o *sweepOptions) error {
 	shard, err := sweepShard(o.shard)
 	if err != nil {
 		return err
@@ -278,21 +249,7 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 	if err != nil {
 		return err
 	}
-	res, err := s.Load(o.out)
-	if err != nil {
-		return err
-	}
-	all := res.Count(sweep.Unsharded)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), o.out)
-	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
-		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
-	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
-	if all.Remaining == 0 {
-		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", o.out)
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
+	if err := writeSweepSummary(stdout, s, sum, o.out); err != nil {
 		return err
 	}
 	if sum.Status == outcome.Interrupted {
@@ -303,6 +260,70 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 			sum.Counts.Failed, sum.Counts.Tasks, sum.Shard, o.out)
 	}
 	return nil
+}
+
+// sweepOf is the sweep the command line describes: the grid of the
+// flags given (and of --grid), its tasks, each writing JSON.
+func sweepOf(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) (*sweep.Sweep, error) {
+	kinds := map[string]lists.Kind{}
+	for _, p := range params {
+		kinds[p.name] = p.kind
+	}
+	g := sweep.Grid{Command: name}
+	if o.grid != "" {
+		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
+		if err != nil {
+			return nil, err
+		}
+		if gf.Command != "" && gf.Command != name {
+			return nil, usagef("invalid --grid: %s is a grid for fluid %s, not fluid %s", o.grid, gf.Command, name)
+		}
+		g.Points, g.Dims = gf.Points, gf.Dims
+	}
+	for _, p := range params {
+		fl := cmd.Flags().Lookup(p.name)
+		if !fl.Changed {
+			continue
+		}
+		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
+		if err != nil {
+			return nil, listUsage(err)
+		}
+		g.Dims = append(g.Dims, sweep.Dim{Name: p.name, Kind: p.kind, Values: vals})
+	}
+	var seed *uint64
+	if seeded {
+		seed = &o.seed
+	}
+	s, err := sweep.New(g, seed)
+	if err != nil {
+		return nil, usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
+	}
+	s.Version = report.Build().String() // the version every report carries in its "fluid" field
+	for i := range s.Tasks {
+		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
+	}
+	return s, nil
+}
+
+// writeSweepSummary says what the shard ran and where the sweep stands.
+func writeSweepSummary(w io.Writer, s *sweep.Sweep, sum *sweep.Summary, out string) error {
+	res, err := s.Load(out)
+	if err != nil {
+		return err
+	}
+	all := res.Count(sweep.Unsharded)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), out)
+	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
+		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
+	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
+	if all.Remaining == 0 {
+		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", out)
+	}
+	b.WriteString("\n")
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 // sweepShard is the shard from --shard, or else from the environment.
