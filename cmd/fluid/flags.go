@@ -216,4 +216,5 @@ var fieldExamples = map[string]string{
 	"Start": "half:110", "Tally": "own", "Floor": "0.05", "MaxPeriod": "1e5", "Horizon": "1000",
 	"Jobs": "100000", "Reps": "10", "Warmup": "10000", "Level": "0.95", "Tol": "1e-10",
 	"MaxIter": "3000", "Until": "20", "Workers": "2", "CorrelationAge": "100", "D": "2",
+	"Top": "0.05", // edge: the search range [floor, top] is empty
 }

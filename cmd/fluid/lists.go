@@ -21,7 +21,11 @@ import (
 func parseIntList(flag, s string) ([]int, error) {
 	v, err := lists.ParseInts(flag, s)
 	if err != nil {
-		return nil, listUsage(err)
+		ex := map[string]string{"dispatchers": "2..10"}[flag]
+		if ex == "" {
+			ex = "10,100 or --" + flag + " 10..1000*10"
+		}
+		return nil, &usageError{err: fmt.Errorf("%w (e.g. --%s %s)", err, flag, ex)}
 	}
 	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	}
 	root.PersistentPreRunE = refuseEmpty
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{err: err, cmd: c.CommandPath()}
+		return &usageError{err: withExample(c, err), cmd: c.CommandPath()}
 	})
 	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
 	root.AddCommand(cmds...)
@@ -122,4 +123,22 @@ func strictCompletion(root *cobra.Command) {
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	}
+}
+
+// flagInError finds the flag a pflag parse error names.
+var flagInError = regexp.MustCompile(`for "(?:-[a-z], )?(--[a-z][a-z-]*)" flag`)
+
+// withExample adds to a flag's parse error ("invalid argument "2.5" for
+// "--servers" flag: not an integer") a valid value: the flag's default,
+// which always is one.
+func withExample(c *cobra.Command, err error) error {
+	m := flagInError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	f := c.Flags().Lookup(strings.TrimPrefix(m[1], "--"))
+	if f == nil || f.DefValue == "" || f.DefValue == "[]" || f.Value.Type() == "bool" {
+		return err
+	}
+	return fmt.Errorf("%w (e.g. %s %s)", err, flagTyped(f), f.DefValue)
 }
