@@ -33,6 +33,9 @@ func signalCases(dir string) []signalCase {
 		{"edge", []string{"edge", "-k", "2..10", "--load", "0.95"}, true},
 		{"validate", []string{"validate", "--quick"}, true},
 		{"sim", []string{"sim", "--servers", "100", "--policy", "jsqd:2", "--jobs", "200000", "--reps", "1000"}, true},
+		// Stopped before its one replication finished: the JSON header
+		// with status interrupted.
+		{"sim-first", []string{"sim", "--servers", "100", "--jobs", "100000000", "--reps", "1"}, false},
 		{"plot", []string{"plot", "edge", "-o", filepath.Join(dir, "edge.png")}, false},
 		{"sweep", []string{"sweep", "sim", "--servers", "100", "--jobs", "300000", "--reps", "4", "--load", "0.5..0.9:0.01", "--out", filepath.Join(dir, "sweep")}, false},
 	}
@@ -73,8 +76,20 @@ func TestSignals(t *testing.T) {
 
 // runSignalled runs fluid args in a process of its own, sends sig after
 // a second (every case computes for longer), and returns what it wrote
-// and its exit status.
+// and its exit status. A process the signal killed before it started
+// watching for signals (exit status −1 with SIGINT or SIGTERM: a loaded
+// machine, the whole suite on 2 cores) is run again with a longer start.
 func runSignalled(t *testing.T, args []string, sig syscall.Signal) (string, string, int) {
+	t.Helper()
+	for wait := time.Second; ; wait *= 2 {
+		stdout, stderr, code := runSignalledAfter(t, args, sig, wait)
+		if code != -1 || sig == syscall.SIGKILL || wait >= 8*time.Second {
+			return stdout, stderr, code
+		}
+	}
+}
+
+func runSignalledAfter(t *testing.T, args []string, sig syscall.Signal, wait time.Duration) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "FLUID_TEST_MAIN=1")
@@ -83,7 +98,7 @@ func runSignalled(t *testing.T, args []string, sig syscall.Signal) (string, stri
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	time.Sleep(wait)
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
