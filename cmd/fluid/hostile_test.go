@@ -97,6 +97,7 @@ func hostileCases(t *testing.T) []hostileCase {
 		{args: []string{"jiq", "--trajectory", "--every", "1e-18"}, exits: exits(2), names: "--every"},
 		{args: []string{"jiq", "--trajectory", "--every", "1e-300", "--json"}, exits: exits(2), names: "--every"},
 		{args: []string{"jiq", "--trajectory", "--until", "1e9"}, exits: exits(2), names: "--until: 1e+09, want a number in (0, 100000]"},
+		{args: []string{"jiq", "--trajectory", "--scenario", "queueing", "--load", "0.99", "--imax", "100000", "--until", "100000", "--every", "1000"}, exits: exits(2), names: "--until: 100000 with imax 100000 would integrate"},
 		{args: []string{"jiq", "--trajectory", "--json", "--scenario", "queueing", "--load", "0.5", "--imax", "100000", "--every", "0.1"}, exits: exits(2), names: "--every"},
 		{args: []string{"jackson", "--servers", "5000000,6000000", "--alpha", strings.TrimSuffix(strings.Repeat("0.001,", 1000), ",")}, exits: exits(2), names: "--servers"},
 

@@ -80,6 +80,9 @@ func jiqTimes(m *jiq.Model, o *jiqOptions) ([]float64, float64, error) {
 	if (o.json || o.csv) && rows*width > jiqNumbers {
 		return nil, 0, usagef("invalid --every: %.3g rows of %.0f numbers would write %.3g numbers, at most %.0e (a longer --every, or a smaller --imax)", rows, width, rows*width, float64(jiqNumbers))
 	}
+	if err := admitTrajectory(m, o.until); err != nil {
+		return nil, 0, err
+	}
 	n := int(rows) - 2
 	times := make([]float64, 0, n+2)
 	for i := 0; i <= n; i++ {
@@ -90,6 +93,37 @@ func jiqTimes(m *jiq.Model, o *jiqOptions) ([]float64, float64, error) {
 	}
 	times[len(times)-1] = math.Min(times[len(times)-1], o.until)
 	return times, every, nil
+}
+
+// jiqMaxWork bounds a trajectory's cost, in coordinate-steps: the ODE's
+// dimension (imax + R + 2 in the queueing scenario) times its steps. The
+// integrator takes about 0.8 to 2 steps per mean service time after a
+// transient of a few hundred (947 steps to t = 1,000 and 8,144 to 10,000 at
+// λ = 0.99), each costing about 1.8e-7 s per coordinate (885 steps at
+// imax = 100,000 in 16 s, 2 cores): 3e8 is about a minute.
+const jiqMaxWork = 3e8
+
+// admitTrajectory refuses, before any work, a trajectory whose cost is
+// beyond jiqMaxWork: steps estimated as 2·until + 1,000 (at most the
+// integrator's 1,000,000), times the dimension.
+func admitTrajectory(m *jiq.Model, until float64) error {
+	if m.Scenario != jiq.Queueing {
+		return nil // R + 1 coordinates: at most 1e6 steps of a few, seconds
+	}
+	imax := m.IMax
+	if imax == 0 {
+		lim, err := jiq.Limit(m) // the truncation it would choose: fast
+		if err != nil {
+			return err
+		}
+		imax = lim.IMax
+	}
+	dim := float64(imax + len(m.Alpha) + 2)
+	steps := math.Min(1e6, 2*until+1000)
+	if dim*steps > jiqMaxWork {
+		return usagef("invalid --until: %v with imax %d would integrate about %.3g coordinate-steps (%.0f coordinates × about %.3g steps), more than %.0e, about a minute; a shorter --until (e.g. --until %v) or a smaller --imax", until, imax, dim*steps, dim, steps, jiqMaxWork, g(math.Max(20, math.Floor((jiqMaxWork/dim-1000)/2))))
+	}
+	return nil
 }
 
 func runJIQTrajectory(w io.Writer, c *computation, m *jiq.Model, o *jiqOptions) error {
