@@ -110,6 +110,9 @@ func hostileCases(t *testing.T) []hostileCase {
 		{args: []string{"plot", "exchange", "-o", filepath.Join(dir, "none", "x.png"), "--quick"}, exits: exits(2), names: "re:-o: the folder .* does not exist"},
 		{args: []string{"plot", "exchange", "-o", png, "--quick", "--data", file}, exits: exits(2), names: "re:--data: .* is a file"},
 		{args: []string{"plot", "table", csvHeader, "--x", "load", "--z", "blocking", "-o", png}, exits: exits(2), names: "no rows"},
+		{args: []string{"sweep", "jiq", "--load", "0.5", "--out", file}, exits: exits(2), names: "--out: .* is a file|is a file"},
+		{args: []string{"sweep", "jiq", "--load", "0.5", "--out", filepath.Join(dir, "none", "sweep")}, exits: exits(2), names: "re:--out: the folder .* does not exist"},
+		{args: []string{"sweep", "merge", dir, "-o", dir}, exits: exits(2), names: "re:-o: .* is a directory"},
 		{args: table, exits: exits(0)},
 		{args: []string{"version", "--json"}, exits: exits(0)},
 	}

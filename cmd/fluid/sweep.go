@@ -220,6 +220,9 @@ func sweepRun(stdout, stderr io.Writer, s *sweep.Sweep, o *sweepOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := outputDir("--out", o.out); err != nil {
+		return err
+	}
 	if o.parallel < 1 || o.parallel > 1024 {
 		return usagef("invalid --parallel: %d, want 1 to 1024", o.parallel)
 	}
@@ -500,8 +503,8 @@ func warnIgnored(stderr io.Writer, dir string, res *sweep.Results) {
 
 func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 	if o.out != "" {
-		if _, err := table.FormatOf(o.out); err != nil {
-			return usagef("invalid -o: %v", err)
+		if err := outputFile("-o", o.out, "csv", "jsonl", "parquet"); err != nil {
+			return err
 		}
 	}
 	s, res, err := openSweep(dir)
