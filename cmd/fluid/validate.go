@@ -89,7 +89,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	c.done()
 	if err != nil {
 		if errors.Is(err, validate.ErrNoCase) {
-			return usagef("invalid --filter: %q matches no case", o.filter)
+			return usagef("invalid --filter: %q matches no case (the case names are those fluid validate prints, e.g. --filter jiq)", o.filter)
 		}
 		return err
 	}
