@@ -144,26 +144,3 @@ func tail(s string) string {
 	}
 	return s
 }
-
-// TestSweepSurvivesKill: a sweep killed with SIGKILL (no handler runs)
-// loses at most the task in progress; the same command resumes it and
-// finishes every task.
-func TestSweepSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a sweep for seconds")
-	}
-	noArrayEnv(t)
-	dir := filepath.Join(t.TempDir(), "sweep")
-	args := []string{"sweep", "sim", "--servers", "100", "--jobs", "1000000", "--reps", "2", "--load", "0.5..0.9:0.05", "--out", dir}
-	_, _, code := runSignalled(t, args, syscall.SIGKILL)
-	if code != -1 {
-		t.Fatalf("exit status %d after SIGKILL, want -1 (killed)", code)
-	}
-	out, stderr, err := fluid(t, args...)
-	if err != nil {
-		t.Fatalf("resume: %v\n%s", err, stderr)
-	}
-	if !strings.Contains(out, "sweep: 9 ok, 0 failed, 0 remaining of 9") {
-		t.Errorf("resume did not finish the sweep:\n%s", out)
-	}
-}
