@@ -191,6 +191,7 @@ var declared = []Quantity{
 	{"tasks", "tasks", "", Count, "tasks of a sweep"},
 	{"remaining", "remaining", "", Count, "tasks not yet run"},
 	{"lines", "lines", "", Count, "lines of a results file"},
+	{"unknown", "unknown lines", "", Count, "lines of a results file whose task is not in the sweep's grid"},
 	{"ok", "ok", "", Count, "tasks that succeeded"},
 	{"schema_version", "schema version", "", Count, "version of the JSON documents"},
 }
@@ -205,6 +206,7 @@ var textual = []string{
 	"empty_pools", "tokens_determined", "zero_limit", "confirm", "simulate", "replacement",
 	"precision_reached", "partial", "empty", "above_ok", "below_tipped", "switches", "sim",
 	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
+	"reason", "violations", "path", "invariant", "values", "ignored",
 }
 
 var byName = func() map[string]Quantity {

@@ -222,7 +222,13 @@ func Read(path string) (*Table, error) {
 }
 
 func readCSV(r io.Reader) (*Table, error) {
-	recs, err := csv.NewReader(r).ReadAll()
+	// A byte-order mark (spreadsheets write one) is not part of the first
+	// column's name.
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		_, _ = br.Discard(3)
+	}
+	recs, err := csv.NewReader(br).ReadAll()
 	if err != nil {
 		return nil, err
 	}

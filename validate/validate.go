@@ -132,7 +132,7 @@ func (e *env) tipCheck(quantity string, n int, want float64, res *sim.Result) Ch
 	}
 	frac := float64(res.Tipped) / float64(len(res.Reps))
 	return Check{Case: e.cs.Name, Source: e.cs.Source, Quantity: quantity, N: n, Theory: want,
-		Sim: sim.Estimate{Mean: frac, Samples: 1}, Pass: frac == want, brokenPass: frac == 1-want}
+		Sim: sim.Estimate{Mean: frac, Level: sim.DefaultLevel, Samples: 1}, Pass: frac == want, brokenPass: frac == 1-want}
 }
 
 func breakValue(x float64) float64 { return 1.25*x + 0.05 }

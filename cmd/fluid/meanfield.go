@@ -50,7 +50,9 @@ giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c�
   fluid meanfield --policy jsqd:2 --servers 10,20,50,100
   fluid meanfield --policy board-jsqd:2 --period 100 --discipline ps --sizes h2:30`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMeanfield(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMeanfield(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.policy, "policy", "jsqd:2", "dispatch policy: jsqd:D (best of D, live counts), board-jsqd:D or board-jsq (on a board refreshed every --period)")
@@ -62,93 +64,115 @@ giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c�
 	f.IntVar(&o.iterations, "iterations", 2000, "board policies: most refresh periods iterated")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per --servers N with the refined value, else one row; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Meanfield; schema in docs/schema/meanfield.json)")
+	board := func() bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(o.policy)), "board-") }
+	declare(cmd,
+		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "discipline", field: "Discipline"},
+		flagRule{flag: "sizes", field: "Sizes"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "period", field: "Period", when: needs(board, "live jsqd:D reads no board; --period applies to board-jsqd:D and board-jsq")},
+		flagRule{flag: "servers", field: "Servers", when: needs(func() bool { return !board() }, "the refined 1/N correction is for live jsqd:D only")},
+		flagRule{flag: "iterations", field: "MaxIter", rng: in(1, 100000, "2000"), when: needs(board, "--iterations bounds the periods of the board policies' map (board-jsqd:D, board-jsq); live jsqd:D solves for its fixed point")},
+	)
+	cmd.Annotations[fieldKey+"D"] = "--policy\x00--policy" // the D of jsqd:D
 	return cmd
 }
 
 // minRefinedN is the smallest N the refined mean field is printed for.
 const minRefinedN = 10
 
-func runMeanfield(w io.Writer, o *meanfieldOptions) error {
+func runMeanfield(w, stderr io.Writer, o *meanfieldOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
 	start := time.Now()
 	pol, err := farm.ParsePolicy(o.policy)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	switch pol.Kind {
 	case farm.JSQd, farm.BoardJSQd, farm.BoardJSQ:
 	default:
-		return usagef("invalid --policy: %q (the mean field takes jsqd:D, board-jsqd:D or board-jsq)", o.policy)
+		return usagef("invalid --policy: %q (the mean field takes jsqd:D, board-jsqd:D or board-jsq; e.g. --policy jsqd:2)", o.policy)
 	}
 	disc, err := farm.ParseDiscipline(o.discipline)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	sizes, err := farm.ParseSizes(o.sizes)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
-	d := pol.D
-	var status outcome.Status // how the solve ended
+	for _, n := range o.servers {
+		if n < minRefinedN {
+			return usagef("invalid --servers: %d, want N ≥ %d: the refined mean field is an expansion in 1/N (within 2%% of simulation at N = 10; at N = 1 it gives 7.04 where the exact answer is 10); simulate smaller systems with fluid sim", n, minRefinedN)
+		}
+	}
 	rep := &report.Meanfield{Header: report.NewHeader("meanfield"), Policy: pol.String(), Discipline: disc.String(), Sizes: sizes.String(), Load: o.load}
+	c := startComputation(stderr, "meanfield", "stopping the mean field")
+	defer c.stop()
+	var status outcome.Status // how the solve ended
+	solve := func() { status, err = meanfieldBoard(rep, pol.D, disc, sizes, o) }
 	if pol.Kind == farm.JSQd {
-		if o.period != 0 {
-			return usagef("invalid --period: live jsqd reads no board")
-		}
-		m := &bestofd.Model{D: d, Load: o.load, Discipline: disc, Sizes: sizes}
-		res, err := bestofd.FixedPoint(m, nil)
-		if err != nil {
-			return paramUsage(err)
-		}
-		if err := ended(res.Status, fmt.Sprintf("best-of-%d mean field: no fixed point (residual %.3g)", d, res.Solve.Residual)); err != nil {
-			return err
-		}
-		rep.Sojourn, rep.MeanQueue, rep.Tail, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Tail, res.Lost, res.States
-		rep.Abscissa = ptr(res.Abscissa)
-		rep.Status, status = reportStatus(res.Status), res.Status
-		if len(o.servers) > 0 {
-			ref, err := bestofd.Refined(m)
-			if err != nil {
-				return paramUsage(err)
-			}
-			for _, n := range o.servers {
-				if n < minRefinedN {
-					return usagef("invalid --servers: %d, want N ≥ %d: the refined mean field is an expansion in 1/N (within 2%% of simulation at N = 10; at N = 1 it gives 7.04 where the exact answer is 10); simulate smaller systems with fluid sim", n, minRefinedN)
-				}
-				rep.Refined = append(rep.Refined, report.RefinedRow{N: n, Sojourn: ref.Sojourn(n)})
-			}
-		}
-	} else {
-		if len(o.servers) > 0 {
-			return usagef("invalid --servers: the refined correction is for live jsqd only")
-		}
-		if o.iterations == 0 {
-			return usagef("invalid --iterations: 0, want at least 1")
-		}
-		m := &bestofd.PeriodicUpdate{D: d, Load: o.load, Period: o.period, Discipline: disc, Sizes: sizes}
-		res, err := bestofd.Attractor(m, &bestofd.AttractorSettings{MaxIter: o.iterations})
-		if err != nil {
-			return paramUsage(err)
-		}
-		rep.Period, rep.MaxIterations = ptr(o.period), ptr(o.iterations)
-		rep.Sojourn, rep.MeanQueue, rep.Board, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Board, res.Lost, res.States
-		rep.BoardMean = ptr(res.BoardMean)
-		rep.Attractor = ptr(res.Status.Name())
-		rep.Status, status = reportStatus(res.Status), res.Status
-		if res.Status != outcome.NotSettled {
-			rep.Cycle = ptr(res.Cycle)
-		}
+		solve = func() { status, err = meanfieldLive(rep, pol.D, disc, sizes, o) }
+	}
+	if !c.await(solve) {
+		return c.interruptedBefore(w, output{json: o.json}, "meanfield", "the mean field had not been solved")
+	}
+	if err != nil {
+		return err
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	unsettled := ended(status, fmt.Sprintf("the period map did not settle within %d periods: the values are at the last iterate, not a limit", o.iterations))
-	if o.csv {
-		return errors.Join(writeCSVReport(w, rep, "refined"), unsettled)
+	err = emit(w, output{json: o.json, csv: o.csv, rows: "refined"}, rep, func(w io.Writer) error { return writeMeanfieldText(w, rep, pol, o) })
+	return errors.Join(err, unsettled)
+}
+
+// meanfieldLive solves best of d on live counts into rep: the fixed
+// point, and the refined values at --servers.
+func meanfieldLive(rep *report.Meanfield, d int, disc farm.Discipline, sizes farm.Sizes, o *meanfieldOptions) (outcome.Status, error) {
+	m := &bestofd.Model{D: d, Load: o.load, Discipline: disc, Sizes: sizes}
+	res, err := bestofd.FixedPoint(m, nil)
+	if err != nil {
+		return 0, err
 	}
-	if o.json {
-		return errors.Join(writeJSON(w, rep), unsettled)
+	if err := ended(res.Status, fmt.Sprintf("best-of-%d mean field: no fixed point (residual %.3g)", d, res.Solve.Residual)); err != nil {
+		return 0, err
 	}
+	rep.Sojourn, rep.MeanQueue, rep.Tail, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Tail, res.Lost, res.States
+	rep.Abscissa = ptr(res.Abscissa)
+	rep.Status = reportStatus(res.Status)
+	if len(o.servers) > 0 {
+		ref, err := bestofd.Refined(m)
+		if err != nil {
+			return 0, err
+		}
+		for _, n := range o.servers {
+			rep.Refined = append(rep.Refined, report.RefinedRow{N: n, Sojourn: ref.Sojourn(n)})
+		}
+	}
+	return res.Status, nil
+}
+
+// meanfieldBoard iterates the period map of best of d on a stale board
+// into rep.
+func meanfieldBoard(rep *report.Meanfield, d int, disc farm.Discipline, sizes farm.Sizes, o *meanfieldOptions) (outcome.Status, error) {
+	m := &bestofd.PeriodicUpdate{D: d, Load: o.load, Period: o.period, Discipline: disc, Sizes: sizes}
+	res, err := bestofd.Attractor(m, &bestofd.AttractorSettings{MaxIter: o.iterations})
+	if err != nil {
+		return 0, err
+	}
+	rep.Period, rep.MaxIterations = ptr(o.period), ptr(o.iterations)
+	rep.Sojourn, rep.MeanQueue, rep.Board, rep.Lost, rep.States = res.Sojourn, res.MeanQueue, res.Board, res.Lost, res.States
+	rep.BoardMean = ptr(res.BoardMean)
+	rep.Attractor = ptr(res.Status.Name())
+	rep.Status = reportStatus(res.Status)
+	if res.Status != outcome.NotSettled {
+		rep.Cycle = ptr(res.Cycle)
+	}
+	return res.Status, nil
+}
+
+func writeMeanfieldText(w io.Writer, rep *report.Meanfield, pol farm.Policy, o *meanfieldOptions) error {
+	d := pol.D
 	var b strings.Builder
 	what := fmt.Sprintf("best of %d", d)
 	if d == 0 {
@@ -189,6 +213,6 @@ func runMeanfield(w io.Writer, o *meanfieldOptions) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\n%.2f s. Time in mean service times.\n", rep.Seconds)
-	_, err = io.WriteString(w, b.String())
-	return errors.Join(err, unsettled)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

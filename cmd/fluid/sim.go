@@ -135,6 +135,20 @@ the replications that finished (status interrupted; exit status 130).`,
 	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh (at most 10⁷ numbers in all)")
 	f.BoolVar(&o.csv, "csv", false, "write the results as CSV, one row (columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Sim; schema in docs/schema/sim.json)")
+	declare(cmd,
+		flagRule{flag: "servers", field: "Servers"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "dispatchers", field: "Dispatchers"}, flagRule{flag: "alpha", field: "Alpha"},
+		flagRule{flag: "discipline", field: "Discipline"}, flagRule{flag: "sizes", field: "Sizes"},
+		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "period", field: "Period"},
+		flagRule{flag: "beta", field: "Beta"}, flagRule{flag: "exchange", field: "Exchange"},
+		flagRule{flag: "start", field: "Start"}, flagRule{flag: "jobs", field: "Jobs"},
+		flagRule{flag: "warmup", field: "Warmup"}, flagRule{flag: "reps", field: "Reps"},
+		flagRule{flag: "level", field: "Level"}, flagRule{flag: "rel-precision", field: "RelPrecision"},
+		flagRule{flag: "max-reps", field: "MaxReps"}, flagRule{flag: "seed", field: "Seed"},
+		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
+		flagRule{flag: "correlation-age", field: "CorrelationAge"}, flagRule{flag: "series", field: "Series"},
+	)
+	cmd.Annotations[fieldKey+"D"] = "--policy\x00--policy" // the D of jsqd:D
 	return cmd
 }
 
@@ -173,27 +187,27 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	}
 	var err error
 	if m.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if m.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if m.Policy, err = farm.ParsePolicy(o.policy); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if o.replacement && !m.Policy.Sampled() {
 		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", m.Policy)
 	}
 	m.Policy.Replacement = o.replacement
 	if m.Start, err = farm.ParseStart(o.start); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
 	// Every bound is checked before anything is simulated or allocated.
 	if _, _, err := sim.Normalized(m, set); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if n := sim.ExpectedRefreshes(m, set); o.series && n > maxSeries {
 		return usagef("invalid --series: the board series would hold about %.3g numbers in all, more than the %.0e that --json writes (about 20 bytes each); a longer --period, fewer --jobs or --reps", n, float64(maxSeries))
@@ -209,25 +223,17 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	res, err := sim.Run(m, set)
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if res.Status == outcome.Interrupted && len(res.Reps) == 0 {
-		return c.halted("no replication had finished")
+		return c.interruptedBefore(stdout, output{json: o.json}, "sim", "no replication had finished")
 	}
 
 	rep := simReportOf(res, o.series)
 	if err := finiteReport(rep); err != nil {
 		return err
 	}
-	switch {
-	case o.csv:
-		err = writeCSVReport(stdout, rep, "")
-	case o.json:
-		err = writeJSON(stdout, rep)
-	default:
-		err = writeSimText(stdout, res, rep)
-	}
-	if err != nil {
+	if err := emit(stdout, output{json: o.json, csv: o.csv}, rep, func(w io.Writer) error { return writeSimText(w, res, rep) }); err != nil {
 		return err
 	}
 	return c.ended(res.Status, fmt.Sprintf("the precision target was not reached within %s", plural(len(res.Reps), "replication")),

@@ -440,14 +440,14 @@ func TestListFlags(t *testing.T) {
 	// Which flags a sweep treats as lists of values, vectors or words.
 	jiq, _, _ := root.Find([]string{"jiq"})
 	for name, want := range map[string]lists.Kind{"load": lists.Float, "imax": lists.Int, "alpha": lists.FloatVector, "scenario": lists.Word, "verify": lists.Bool} {
-		if k := flagKind("jiq", jiq.Flags().Lookup(name)); k != want {
+		if k := flagKind(jiq.Flags().Lookup(name)); k != want {
 			t.Errorf("jiq --%s: %v, want %v", name, k, want)
 		}
 	}
 	for cmd, flags := range map[string][]string{"edge": {"dispatchers", "load"}, "jackson": {"servers"}} {
 		c, _, _ := root.Find([]string{cmd})
 		for _, f := range flags {
-			if k := flagKind(cmd, c.Flags().Lookup(f)); !k.Numeric() {
+			if k := flagKind(c.Flags().Lookup(f)); !k.Numeric() {
 				t.Errorf("%s --%s: %v", cmd, f, k)
 			}
 		}
@@ -536,7 +536,7 @@ func TestPlotTableCommand(t *testing.T) {
 		{[]string{"plot", "table", filepath.Join(tmp, "none.csv"), "--x", "a", "--z", "b", "-o", "x.png"}, "invalid table file"},
 		{[]string{"plot", "table", table, "--x", "exchange", "--z", "blocking", "-o", "x.gif"}, "invalid -o"},
 		{[]string{"plot", "table"}, "table FILE"},
-		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x is for plot table"},
+		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x has no effect here: it is for plot table"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {

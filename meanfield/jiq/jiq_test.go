@@ -2,6 +2,7 @@ package jiq
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 )
@@ -547,5 +549,29 @@ func TestValidation(t *testing.T) {
 	q := &Model{Scenario: Queueing, Load: 0.5, Alpha: []float64{0.5, 0.5}}
 	if _, err := Trajectory(q, &TrajectorySettings{Start: &State{Occupancy: []float64{0.5, 0.5}, Tokens: []float64{0.3, 0.3}}, Until: 1}); err == nil {
 		t.Error("tokens not matching y₀ accepted")
+	}
+}
+
+// TestSmallExchange: the blocking limit is continuous at ν = 0 (it moves
+// by O(ν): dB/dν is of order 1 at these α, β, λ), also for ν far below
+// the rounding of the busy fraction, where a root equation that cancels x
+// against Σ_r β_r·x returned blocking 1 (ν = 1e-300) or 0.99986 (ν = 1e-20)
+// beside the ν = 0 value 0.4.
+func TestSmallExchange(t *testing.T) {
+	base, err := Limit(&Model{Scenario: Blocking, Load: 0.9, Alpha: []float64{0.7, 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nu := range []float64{1e-300, 1e-20, 1e-16, 1e-14, 1e-12} {
+		t.Run(fmt.Sprint(nu), func(t *testing.T) {
+			lim, err := Limit(&Model{Scenario: Blocking, Load: 0.9, Alpha: []float64{0.7, 0.3}, Exchange: nu})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// |B(ν) − B(0)| ≤ ν·|dB/dν| + rounding; dB/dν ≈ −0.5 here
+			// (0.4 − 0.3999999948888888 at ν = 1e-8), so 1e-12 absolute.
+			approx.Check(t, "blocking", lim.Blocking, base.Blocking, 1e-12, 0)
+			approx.Check(t, "busy + Σ tokens", lim.Busy+lim.Tokens[0]+lim.Tokens[1], 1, 1e-12, 0)
+		})
 	}
 }
