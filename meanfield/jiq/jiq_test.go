@@ -234,17 +234,21 @@ func checkEnhancements(t *testing.T, m *Model) {
 		}
 		return l.MeanWait
 	}
-	// Enhancement 1: β = α gives zero blocking and zero wait (to rounding).
+	// zero checks a limit with zero blocking and zero wait (to rounding).
+	zero := func(what string, l *LimitResult) {
+		approx.Check(t, what+": delay", delay(l), 0, 1e-12, 0)
+		if !l.ZeroDelay {
+			t.Error(what + ": not flagged zero delay")
+		}
+	}
+	// Enhancement 1: β = α.
 	ma := *m
 	ma.Beta = m.Alpha
 	lim, err := Limit(&ma)
 	if err != nil {
 		t.Fatal(err)
 	}
-	approx.Check(t, "β = α: delay", delay(lim), 0, 1e-12, 0)
-	if !lim.ZeroDelay {
-		t.Error("β = α: not flagged zero delay")
-	}
+	zero("β = α", lim)
 	// Enhancement 2: ν* = (R·α₁ − 1)λ/(1 − λ) for basic β.
 	nuStar := (float64(len(m.Alpha))*slices.Max(m.Alpha) - 1) * m.Load / (1 - m.Load)
 	approx.Check(t, "ν*", m.NuStar(), nuStar, 0, 1e-12)
@@ -258,11 +262,8 @@ func checkEnhancements(t *testing.T, m *Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approx.Check(t, "ν = 1.001ν*: delay", delay(la), 0, 1e-12, 0)
-	if !la.ZeroDelay {
-		t.Error("ν = 1.001ν*: not flagged zero delay")
-	}
-	// 0.1% below ν* leaves a delay of order 1e-4 (far above 1e-9).
+	zero("ν = 1.001ν*", la)
+	// 0.1% below ν* leaves a positive delay, far above rounding (1e-9).
 	if !(delay(lb) > 1e-9) || lb.ZeroDelay {
 		t.Errorf("ν = 0.999ν* gives delay %g (zero flag %v), want > 0", delay(lb), lb.ZeroDelay)
 	}
