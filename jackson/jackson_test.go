@@ -327,14 +327,7 @@ func TestRepairmanAgainstMVA(t *testing.T) {
 				nw.Stations = append(nw.Stations, Station{Name: "inspect", Kind: Queue, Rate: 1.5})
 				nw.Routing = [][]float64{{0, 0.6, 0.4}, {1, 0, 0}, {1, 0, 0}}
 			}
-			sol, err := nw.Solve(c.n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mva, err := nw.MVA(c.n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sol, mva := solveBoth(t, nw, c.n)
 			approx.Slices(t, "throughput (convolution against MVA)", sol.Throughput, mva.Throughput, 0, 1e-10)
 			for i := range nw.Stations {
 				approx.Check(t, fmt.Sprintf("station %d: E[n] (convolution against MVA)", i), sol.MeanQueue(i), mva.MeanQueue[i], 0, 1e-10)
@@ -427,16 +420,23 @@ func TestMachineRepairman(t *testing.T) {
 		},
 		Routing: [][]float64{{0, 1}, {1, 0}},
 	}
-	sol, err := nw.Solve(20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mva, err := nw.MVA(20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sol, mva := solveBoth(t, nw, 20)
 	got := fmt.Sprintf("%.4g %.4g %.4g %.4g %.4g", sol.Throughput[1], mva.Throughput[1], sol.MeanQueue(1), mva.MeanQueue[1], sol.Utilization(1))
 	if want := "0.9981 0.9981 10.02 10.02 0.9981"; got != want {
 		t.Errorf("repairs, waiting, busy: %s, want %s", got, want)
 	}
+}
+
+// solveBoth solves nw at population n by convolution and by MVA.
+func solveBoth(t *testing.T, nw *Network, n int) (*Solution, *MVAResult) {
+	t.Helper()
+	sol, err := nw.Solve(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mva, err := nw.MVA(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sol, mva
 }
