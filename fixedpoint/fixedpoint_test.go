@@ -243,100 +243,110 @@ func embed(g func(x float64) float64) Func {
 // FollowEnd on one family of each ending: a border collision, a smooth
 // fold (eigenvalue +1), a flip (eigenvalue −1), and no end in the range.
 func TestFollowEnd(t *testing.T) {
-	start := func(float64) []float64 { return []float64{0.5, 0.5} }
-	// Border collision: g(x) = a·x + (1 − θ) left of c, slope b > 1 right
-	// of c. The stable fixed point x = (1 − θ)/(1 − a) meets the border c
-	// (and its unstable partner) at θ* = 1 − c(1 − a) = 0.7, with
-	// |g′| = a = 0.5 < 1 to the end.
+	t.Run("border collision", followBorderCollision)
+	t.Run("fold", followFold)
+	t.Run("flip", followFlip)
+	t.Run("no end", followNoEnd)
+}
+
+// start is the families' starting point, (½, ½).
+func start(float64) []float64 { return []float64{0.5, 0.5} }
+
+// Border collision: g(x) = a·x + (1 − θ) left of c, slope b > 1 right of
+// c. The stable fixed point x = (1 − θ)/(1 − a) meets the border c (and
+// its unstable partner) at θ* = 1 − c(1 − a) = 0.7, with |g′| = a = 0.5 < 1
+// to the end.
+func followBorderCollision(t *testing.T) {
 	const a, b, c = 0.5, 2.0, 0.6
-	t.Run("border collision", func(t *testing.T) {
-		bc := &Family{
-			Map: func(theta float64) (Func, error) {
-				return embed(func(x float64) float64 {
-					if x <= c {
-						return a*x + 1 - theta
-					}
-					return b*(x-c) + a*c + 1 - theta
-				}), nil
-			},
-			Start: start,
-			Border: func(_ float64, x []float64) (int, float64) {
-				if x[0] <= c {
-					return 0, c - x[0]
+	bc := &Family{
+		Map: func(theta float64) (Func, error) {
+			return embed(func(x float64) float64 {
+				if x <= c {
+					return a*x + 1 - theta
 				}
-				return 1, x[0] - c
-			},
-		}
-		end, err := FollowEnd(bc, &EndSettings{Hi: 0.99, Lo: 0.3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if end.Mechanism != BorderCollision || !(end.Lo <= end.Hi) {
-			t.Errorf("%v at [%v, %v] (collision %v)", end.Mechanism, end.Lo, end.Hi, end.Collision)
-		}
-		// The bracket is refined to RelTol's default 1e-4 relative (1e-3
-		// is ten times that); the collision is extrapolated along the
-		// linear fixed-point branch, exact up to the fixed-point
-		// tolerance (1e-10).
-		approx.Check(t, "bracket top", end.Hi, 0.7, 1e-3, 0)
-		approx.Check(t, "collision", end.Collision, 0.7, 1e-6, 0)
-		approx.Check(t, "radius", end.Spectrum.Radius, a, 1e-6, 0)
-	})
-	// Smooth fold: g(x) = x + (θ − 0.5) − x², fixed point √(θ − 0.5),
-	// g′ = 1 − 2x → 1 as θ → 0.5: an eigenvalue crossing at +1.
-	t.Run("fold", func(t *testing.T) {
-		fold := &Family{
-			Map: func(theta float64) (Func, error) {
-				return embed(func(x float64) float64 { return x + theta - 0.5 - x*x }), nil
-			},
-			Start: start,
-		}
-		end, err := FollowEnd(fold, &EndSettings{Hi: 0.9, Lo: 0.1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Near a fold the dynamic test loses sensitivity (|g′| → 1), so the
-		// bracket ends a little above 0.5; the radius says how it ended.
-		if end.Mechanism != EigenvalueCrossing {
-			t.Errorf("%v at [%v, %v], radius %v", end.Mechanism, end.Lo, end.Hi, end.Spectrum.Radius)
-		}
-		approx.Within(t, "bracket top", end.Hi, 0.5, 0.5005)
-	})
-	// Flip: logistic map with μ = 4 − θ; the fixed point 1 − 1/μ loses
-	// stability at μ = 3 (θ = 1) through eigenvalue −1, although it still
-	// exists below (Anderson would find it: the dynamic test rejects it).
-	t.Run("flip", func(t *testing.T) {
-		flip := &Family{
-			Map: func(theta float64) (Func, error) {
-				mu := 4 - theta
-				return embed(func(x float64) float64 { return mu * x * (1 - x) }), nil
-			},
-			Start: func(float64) []float64 { return []float64{0.6, 0.4} },
-		}
-		end, err := FollowEnd(flip, &EndSettings{Hi: 2.5, Lo: 0.5, StableIters: 64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if end.Mechanism != EigenvalueCrossing {
-			t.Errorf("%v at [%v, %v], leading %v", end.Mechanism, end.Lo, end.Hi, end.Spectrum.Leading)
-		}
-		// Measured: bracket top 1.00006, leading eigenvalue −0.99994. As
-		// for the fold, the dynamic test (64 iterations) loses
-		// sensitivity as g′ = 2 − μ → −1; 0.02 and −0.9 leave it room.
-		approx.Check(t, "bracket top", end.Hi, 1, 0.02, 0)
-		approx.Within(t, "leading eigenvalue", real(end.Spectrum.Leading), -1, -0.9)
-	})
-	t.Run("no end", func(t *testing.T) {
-		calm := &Family{
-			Map:   func(theta float64) (Func, error) { return embed(func(x float64) float64 { return 0.5*x + 0.25 }), nil },
-			Start: start,
-		}
-		end, err := FollowEnd(calm, &EndSettings{Hi: 10, Lo: 0.1})
-		if err != nil || end.Mechanism != NoEnd || end.Lo != 0.1 {
-			t.Errorf("%v %+v", err, end)
-		}
-		if _, err := FollowEnd(calm, &EndSettings{Hi: 1, Lo: 2}); err == nil {
-			t.Error("empty range accepted")
-		}
-	})
+				return b*(x-c) + a*c + 1 - theta
+			}), nil
+		},
+		Start: start,
+		Border: func(_ float64, x []float64) (int, float64) {
+			if x[0] <= c {
+				return 0, c - x[0]
+			}
+			return 1, x[0] - c
+		},
+	}
+	end, err := FollowEnd(bc, &EndSettings{Hi: 0.99, Lo: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Mechanism != BorderCollision || !(end.Lo <= end.Hi) {
+		t.Errorf("%v at [%v, %v] (collision %v)", end.Mechanism, end.Lo, end.Hi, end.Collision)
+	}
+	// The bracket is refined to RelTol's default 1e-4 relative (1e-3
+	// is ten times that); the collision is extrapolated along the
+	// linear fixed-point branch, exact up to the fixed-point
+	// tolerance (1e-10).
+	approx.Check(t, "bracket top", end.Hi, 0.7, 1e-3, 0)
+	approx.Check(t, "collision", end.Collision, 0.7, 1e-6, 0)
+	approx.Check(t, "radius", end.Spectrum.Radius, a, 1e-6, 0)
+}
+
+// Smooth fold: g(x) = x + (θ − 0.5) − x², fixed point √(θ − 0.5),
+// g′ = 1 − 2x → 1 as θ → 0.5: an eigenvalue crossing at +1.
+func followFold(t *testing.T) {
+	fold := &Family{
+		Map: func(theta float64) (Func, error) {
+			return embed(func(x float64) float64 { return x + theta - 0.5 - x*x }), nil
+		},
+		Start: start,
+	}
+	end, err := FollowEnd(fold, &EndSettings{Hi: 0.9, Lo: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Near a fold the dynamic test loses sensitivity (|g′| → 1), so the
+	// bracket ends a little above 0.5; the radius says how it ended.
+	if end.Mechanism != EigenvalueCrossing {
+		t.Errorf("%v at [%v, %v], radius %v", end.Mechanism, end.Lo, end.Hi, end.Spectrum.Radius)
+	}
+	approx.Within(t, "bracket top", end.Hi, 0.5, 0.5005)
+}
+
+// Flip: logistic map with μ = 4 − θ; the fixed point 1 − 1/μ loses
+// stability at μ = 3 (θ = 1) through eigenvalue −1, although it still
+// exists below (Anderson would find it: the dynamic test rejects it).
+func followFlip(t *testing.T) {
+	flip := &Family{
+		Map: func(theta float64) (Func, error) {
+			mu := 4 - theta
+			return embed(func(x float64) float64 { return mu * x * (1 - x) }), nil
+		},
+		Start: func(float64) []float64 { return []float64{0.6, 0.4} },
+	}
+	end, err := FollowEnd(flip, &EndSettings{Hi: 2.5, Lo: 0.5, StableIters: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Mechanism != EigenvalueCrossing {
+		t.Errorf("%v at [%v, %v], leading %v", end.Mechanism, end.Lo, end.Hi, end.Spectrum.Leading)
+	}
+	// Measured: bracket top 1.00006, leading eigenvalue −0.99994. As
+	// for the fold, the dynamic test (64 iterations) loses
+	// sensitivity as g′ = 2 − μ → −1; 0.02 and −0.9 leave it room.
+	approx.Check(t, "bracket top", end.Hi, 1, 0.02, 0)
+	approx.Within(t, "leading eigenvalue", real(end.Spectrum.Leading), -1, -0.9)
+}
+
+func followNoEnd(t *testing.T) {
+	calm := &Family{
+		Map:   func(theta float64) (Func, error) { return embed(func(x float64) float64 { return 0.5*x + 0.25 }), nil },
+		Start: start,
+	}
+	end, err := FollowEnd(calm, &EndSettings{Hi: 10, Lo: 0.1})
+	if err != nil || end.Mechanism != NoEnd || end.Lo != 0.1 {
+		t.Errorf("%v %+v", err, end)
+	}
+	if _, err := FollowEnd(calm, &EndSettings{Hi: 1, Lo: 2}); err == nil {
+		t.Error("empty range accepted")
+	}
 }
