@@ -96,15 +96,16 @@ func TestEveryEntryPoint(t *testing.T) {
 		{"validate.Run", call(validate.Run(&validate.Settings{Quick: true, Filter: regexp.MustCompile("^jiq-theorem1$")})), outcome.Completed},
 	}
 	for _, c := range cases {
-		if c.ran.err != nil {
-			t.Errorf("%s: %v", c.name, c.ran.err)
-			continue
-		}
-		for _, o := range outcomes(t, c.ran.res) {
-			if o.Status != c.want || o.Err() != nil || o.Evaluations < 0 || o.Elapsed <= 0 {
-				t.Errorf("%s: %v (want %v), %d evaluations in %v", c.name, o.Status, c.want, o.Evaluations, o.Elapsed)
+		t.Run(c.name, func(t *testing.T) {
+			if c.ran.err != nil {
+				t.Fatal(c.ran.err)
 			}
-		}
+			for _, o := range outcomes(t, c.ran.res) {
+				if o.Status != c.want || o.Err() != nil || o.Evaluations < 0 || o.Elapsed <= 0 {
+					t.Errorf("%s: %v (want %v), %d evaluations in %v", c.name, o.Status, c.want, o.Evaluations, o.Elapsed)
+				}
+			}
+		})
 	}
 }
 
@@ -127,14 +128,15 @@ func TestEndingEarlyIsAStatus(t *testing.T) {
 		{"sim.Run to a precision it cannot reach", call(sim.Run(&sim.Model{Servers: 5, Load: 0.5},
 			&sim.Settings{Jobs: 100, Reps: 2, RelPrecision: 1e-9, MaxReps: 4})), outcome.NotConverged},
 	} {
-		if c.ran.err != nil {
-			t.Errorf("%s: %v", c.name, c.ran.err)
-			continue
-		}
-		for _, o := range outcomes(t, c.ran.res) {
-			if o.Status != c.want || o.Status.OK() || o.Err() == nil {
-				t.Errorf("%s: %v, want %v", c.name, o.Status, c.want)
+		t.Run(c.name, func(t *testing.T) {
+			if c.ran.err != nil {
+				t.Fatal(c.ran.err)
 			}
-		}
+			for _, o := range outcomes(t, c.ran.res) {
+				if o.Status != c.want || o.Status.OK() || o.Err() == nil {
+					t.Errorf("%s: %v, want %v", c.name, o.Status, c.want)
+				}
+			}
+		})
 	}
 }

@@ -62,9 +62,11 @@ func TestStableNames(t *testing.T) {
 		outcome.NotConverged: "not_converged", outcome.Interrupted: "interrupted",
 		outcome.InvalidResult: "invalid_result",
 	} {
-		if s.Name() != want {
-			t.Errorf("%d is %q, want %q", s, s.Name(), want)
-		}
+		t.Run(s.Name(), func(t *testing.T) {
+			if s.Name() != want {
+				t.Errorf("%d is %q, want %q", s, s.Name(), want)
+			}
+		})
 	}
 }
 
