@@ -68,7 +68,7 @@ var paramFlags = map[string]string{
 	"MaxIter":        "--iterations",
 	"MaxPeriod":      "--max-period",
 	"MaxQueue":       "--max-queue",
-	"MaxReps":        "--max-reps",
+	"Budget":         "--budget",
 	"Period":         "--period",
 	"Policy":         "--policy",
 	"RelPrecision":   "--rel-precision",
