@@ -234,7 +234,7 @@ type Result struct {
 // random dispatch and round robin, where the planner models the queues;
 // a warning otherwise); shorter than recommended is a warning
 // (Result.Warnings). A sequential run of random dispatch or round robin
-// does not stop before each replication covers that minimum.
+// does not stop before each replication covers SequentialRelaxations.
 func Run(m *Model, s *Settings) (*Result, error) {
 	c, err := newConfig(m, s).normalized()
 	if err != nil {
@@ -292,10 +292,10 @@ func (res *Result) planned() (*steadystate.Controller, error) {
 		res.Plan, res.PlanSound = p, sound
 		if c.sequential() {
 			if sound {
-				minObs = p.Minimum * int64(c.Reps)
+				minObs = int64(math.Ceil(SequentialRelaxations*p.JobsPerRelaxation)) * int64(c.Reps)
 				if minObs > c.Budget {
-					return nil, param.Errorf("Budget", "each of the %d replications must cover %d relaxation times of a server's queue (τ ≈ %.3g mean service times, %.3g jobs of all %d servers each) to find a steady state: at least %d jobs in all, more than the budget of %d (a larger budget, fewer servers or a lower load; or a transient run of fixed Jobs)",
-						c.Reps, steadystate.RefuseRelaxations, p.RelaxationTime, p.JobsPerRelaxation, c.Servers, minObs, c.Budget)
+					return nil, param.Errorf("Budget", "each of the %d replications must cover %d relaxation times of a server's queue (τ ≈ %.3g mean service times, %.3g jobs of all %d servers each) before it may stop: at least %d jobs in all, more than the budget of %d (a larger budget, fewer servers or a lower load; or a transient run of fixed Jobs)",
+						c.Reps, SequentialRelaxations, p.RelaxationTime, p.JobsPerRelaxation, c.Servers, minObs, c.Budget)
 				}
 				if p.Recommended*int64(c.Reps) > c.Budget {
 					res.Warnings = append(res.Warnings, fmt.Sprintf("the budget of %d jobs is below the %d that %d replications of the recommended length need: the run may end at its budget", c.Budget, p.Recommended*int64(c.Reps), c.Reps))
@@ -317,6 +317,17 @@ func (res *Result) planned() (*steadystate.Controller, error) {
 	st.MinObservations = minObs
 	return steadystate.NewController(st)
 }
+
+// SequentialRelaxations is the fewest relaxation times of a server's queue
+// that each replication of a sequential run covers before it may stop,
+// under random dispatch and round robin (where the planner models the
+// queues). A run from the empty start reads low by its initialisation
+// bias, of order τ/(run length) after MSER's truncation; at 20 relaxation
+// times (steadystate.RefuseRelaxations, the least for any steady-state
+// run) the 95% interval of M/G/1 with H2 sizes of SCV 10 covered the
+// exact mean in 89.5% of 200 runs, 17 of the 21 misses low; 40 halves
+// that bias.
+const SequentialRelaxations = 40
 
 // MaxBatches and MinBatches bound the batch means of a steady-state
 // estimate, all replications together: 32 to 16 (31 to 15 degrees of
@@ -456,14 +467,6 @@ func (res *Result) runSequential(ctl *steadystate.Controller) {
 		})
 		if c.Stopped() {
 			res.interrupted = true
-			break
-		}
-		stuck := false // a replication that cannot go on (a Horizon, never here; kept for safety)
-		for _, e := range engines {
-			stuck = stuck || e.ended
-		}
-		if stuck {
-			d = ctl.Final(series...)
 			break
 		}
 		d = ctl.Check(series...)

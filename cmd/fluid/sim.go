@@ -361,6 +361,14 @@ func estimatePtr(e *sim.Estimate) *report.Estimate {
 	return &r
 }
 
+// analyses writes a count of the sequential procedure's analyses.
+func analyses(n int) string {
+	if n == 1 {
+		return "1 analysis"
+	}
+	return fmt.Sprintf("%d analyses", n)
+}
+
 // methodWords are the interval methods in words.
 var methodWords = map[string]string{
 	"batch_means":            "batch means of one replication",
@@ -444,8 +452,8 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	if soj.Method != sim.Transient {
 		switch res.Status {
 		case outcome.PrecisionReached:
-			fmt.Fprintf(&b, "\nPrecision reached: the %s%% half-width of the mean time in system is %.3g%% of it (≤ %.3g%%) after %d analyses.\n",
-				level, 100*soj.HalfWidth/math.Abs(soj.Mean), 100*st.RelPrecision/(1+st.RelPrecision), res.Checks)
+			fmt.Fprintf(&b, "\nPrecision reached: the %s%% half-width of the mean time in system is %.3g%% of it (≤ %.3g%%) after %s.\n",
+				level, 100*soj.HalfWidth/math.Abs(soj.Mean), 100*st.RelPrecision/(1+st.RelPrecision), analyses(res.Checks))
 		case outcome.BudgetReached:
 			fmt.Fprintf(&b, "\nPrecision NOT reached: the %s%% half-width of the mean time in system is %.3g%% of it; about %d jobs in all would reach %g.\n",
 				level, 100*soj.HalfWidth/math.Abs(soj.Mean), res.NeededJobs, st.RelPrecision)
