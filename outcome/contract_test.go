@@ -90,7 +90,8 @@ func TestEveryEntryPoint(t *testing.T) {
 		{"bestofd.Refined", call(bestofd.Refined(live)), outcome.Exact},
 		{"bestofd.Attractor", call(bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.5, Period: 5}, nil)), outcome.FixedPoint},
 		{"jackson.Solve", call(jackson.Solve(&jackson.JIQ{Servers: 100, Load: 0.9, Alpha: alpha})), outcome.Exact},
-		{"sim.Run", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, &sim.Settings{Jobs: 1000, Reps: 2})), outcome.Completed},
+		{"sim.Run", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, nil)), outcome.PrecisionReached},
+		{"sim.Run, a transient", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, &sim.Settings{Jobs: 1000, Reps: 2, Transient: true})), outcome.Completed},
 		{"tipping.Simulate", call(tipping.Simulate(&tipping.Model{Dispatchers: 5, Load: 0.9, Servers: 20},
 			&tipping.Settings{Scaled: []float64{0.5, 8}, Reps: 4, Horizon: 20})), outcome.Converged},
 		{"validate.Run", call(validate.Run(&validate.Settings{Quick: true, Filter: regexp.MustCompile("^jiq-theorem1$")})), outcome.Completed},
@@ -126,7 +127,7 @@ func TestEndingEarlyIsAStatus(t *testing.T) {
 		{"fixedpoint.Solve in 3 iterations", call(fixedpoint.Solve(func(dst, x []float64) error { dst[0], dst[1] = x[1], x[0]; return nil },
 			[]float64{1, 0}, &fixedpoint.Settings{MaxIter: 3})), outcome.IterationLimit},
 		{"sim.Run to a precision it cannot reach", call(sim.Run(&sim.Model{Servers: 5, Load: 0.5},
-			&sim.Settings{Jobs: 100, Reps: 2, RelPrecision: 1e-9, MaxReps: 4})), outcome.NotConverged},
+			&sim.Settings{Budget: 200_000, RelPrecision: 1e-6})), outcome.BudgetReached},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.ran.err != nil {

@@ -60,7 +60,8 @@ func TestStableNames(t *testing.T) {
 		outcome.FixedPoint: "fixed_point", outcome.Cycle: "cycle", outcome.NotSettled: "not_settled",
 		outcome.EdgeFound: "edge", outcome.NoEdge: "no_edge", outcome.AboveRange: "above_range",
 		outcome.NotConverged: "not_converged", outcome.Interrupted: "interrupted",
-		outcome.InvalidResult: "invalid_result",
+		outcome.InvalidResult: "invalid_result", outcome.PrecisionReached: "precision_reached",
+		outcome.BudgetReached: "budget_reached", outcome.NotSteady: "not_steady",
 	} {
 		t.Run(s.Name(), func(t *testing.T) {
 			if s.Name() != want {

@@ -55,6 +55,9 @@ func Verdict(e sim.Estimate, theory, allow float64) (half float64, pass bool) {
 	if math.IsNaN(theory) || math.IsNaN(e.Mean) {
 		return half, false
 	}
+	if e.Method != "" && e.Method != sim.Transient && !e.Steady {
+		return half, false
+	}
 	return half, math.Abs(e.Mean-theory) <= half+allow+1e-12*math.Abs(theory)
 }
 

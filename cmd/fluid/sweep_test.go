@@ -58,7 +58,7 @@ func TestSweepShardsMergeIdentically(t *testing.T) {
 	noArrayEnv(t)
 	for _, grid := range [][]string{
 		{"jackson", "--servers", "10,100", "--load", "0.5..0.9:0.2", "--alpha", "0.7,0.3;0.5,0.5"},
-		{"sim", "--servers", "10,20", "--load", "0.5,0.8", "--policy", "random,jsqd:2", "--jobs", "3000", "--reps", "2", "--seed", "5"},
+		{"sim", "--servers", "10,20", "--load", "0.5,0.8", "--policy", "random,jsqd:2", "--jobs", "30000", "--reps", "2", "--seed", "5"},
 	} {
 		var want string
 		for _, n := range []string{"1", "2", "4"} {
@@ -117,7 +117,7 @@ func TestSweepShardsMergeIdentically(t *testing.T) {
 	// Another sweep seed: other simulations.
 	a, b := t.TempDir(), t.TempDir()
 	for i, dir := range []string{a, b} {
-		if _, _, err := fluid(t, "sweep", "sim", "--servers", "10", "--jobs", "2000", "--reps", "2", "--seed", []string{"1", "2"}[i], "--out", dir); err != nil {
+		if _, _, err := fluid(t, "sweep", "sim", "--servers", "10", "--load", "0.5", "--jobs", "2000", "--reps", "2", "--seed", []string{"1", "2"}[i], "--out", dir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,7 +256,7 @@ func TestSweepParquet(t *testing.T) {
 	noArrayEnv(t)
 	dir := t.TempDir()
 	if _, _, err := fluid(t, "sweep", "sim", "--servers", "10,20", "--load", "0.5,0.7", "--policy", "random,jsqd:2",
-		"--jobs", "2000", "--reps", "2", "--out", dir); err != nil {
+		"--jobs", "20000", "--reps", "2", "--out", dir); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "sim.parquet")
@@ -427,7 +427,7 @@ func TestListFlags(t *testing.T) {
 		t.Errorf("meanfield --servers 10..30:10: %v %+v", err, rep.Refined)
 	}
 	// Scalar numbers too: decimal integers, no hexadecimal or NaN.
-	out, _, err = fluid(t, "sim", "--servers", "010", "--jobs", "100", "--reps", "1", "--json")
+	out, _, err = fluid(t, "sim", "--servers", "010", "--load", "0.5", "--jobs", "2000", "--reps", "1", "--json")
 	var sr report.Sim
 	if err != nil || json.Unmarshal([]byte(out), &sr) != nil || sr.Servers != 10 {
 		t.Errorf("--servers 010: %v, %d servers", err, sr.Servers)
