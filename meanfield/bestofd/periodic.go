@@ -629,35 +629,28 @@ func (ev *evolver) evolveLevels(dst []float64, b, k0 int, r, lam float64) (area,
 func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, topArea, giantArea float64) {
 	pm := ev.pm
 	ps, M := pm.ch.ps, pm.ch.M
-	J := ps.J
 	wts, tl := ev.wts, ev.tl
 	kmax := k0 + len(wts) - 1
 	il, ra := 1/lam, r/lam
-	pS, pG := ps.ph[0]*ra, ps.ph[1]*ra // moves per unit mass: small, giant arrival
+	st := psStep{pS: ps.ph[0] * ra, pG: ps.ph[1] * ra} // moves per unit mass: small, giant arrival
 	v, w := ev.v, ev.w
 	from, to, nfrom, nto := ev.from, ev.to, ev.nfrom, ev.nto
 	from[b], to[b] = trimRange(v, pm.lvStart[b], 0, pm.size[b])
 	// The service moves per unit mass and job on each level, once per
 	// class rather than at every step (two divisions per level and step
 	// were a tenth of the time).
-	svcS, svcG := ev.svcS, ev.svcG
 	for n := 1; n <= M; n++ {
-		svcS[n], svcG[n] = ps.mu[0]*il/float64(n), ps.mu[1]*il/float64(n)
+		ev.svcS[n], ev.svcG[n] = ps.mu[0]*il/float64(n), ps.mu[1]*il/float64(n)
 	}
 	lo, hi := b, b
 	for k := 0; ; k++ {
-		var pk, wk float64 = 1, 0
+		var pk float64 = 1
+		st.wk = 0
 		if k >= k0 {
-			pk, wk = tl[k-k0], wts[k-k0]
+			pk, st.wk = tl[k-k0], wts[k-k0]
 		}
 		if k == kmax {
-			for n := lo; n <= hi; n++ {
-				st := pm.lvStart[n]
-				for s := st + from[n]; s < st+to[n]; s++ {
-					dst[s] += wk * v[s]
-					v[s] = 0
-				}
-			}
+			ev.flushPS(dst, v, from, to, lo, hi, st.wk)
 			break
 		}
 		// v ← v·(I + G/Λ) into w (zero on entry), leaving v zero.
@@ -672,68 +665,13 @@ func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, top
 				// with its tests on n and j taken out and its targets
 				// sliced to one length, so that the compiler drops the
 				// bounds checks.
-				m, g := stepInnerLevelPS(ps, v, w, dst, pm.lvStart[n-1:n+2], f, e, n, wk, pS, pG, svcS[n], svcG[n])
+				m, g := stepInnerLevelPS(ps, v, w, dst, pm.lvStart[n-1:n+2], f, e, n, st.wk, st.pS, st.pG, ev.svcS[n], ev.svcG[n])
 				c += float64(n) * m
 				lg += g
 				continue
 			}
-			st := pm.lvStart[n]
-			vn, wn := v[st:st+pm.size[n]], w[st:st+pm.size[n]]
-			dn := dst[st : st+pm.size[n]]
-			var wu, wd []float64    // w on levels n+1 and n−1
-			var sS, sG float64      // service moves per unit mass and job
-			keep, keepJ := 1.0, 1.0 // 1 − arrival moves per unit mass (j < J, j = J)
-			if n > 0 {
-				wd = w[pm.lvStart[n-1]:pm.lvStart[n]]
-				sS, sG = svcS[n], svcG[n]
-			}
-			if n < M {
-				wu = w[pm.lvStart[n+1]:pm.lvStart[n+2]]
-				keep, keepJ = 1-pS-pG, 1-pS
-			}
-			// Position j+1 of level n+1 receives giant arrivals from j and
-			// small ones from j+1; position j of level n−1 small services
-			// from j and giant ones from j+1: the first of each pair is
-			// carried to the next position (cu, cd), so that each target
-			// is written once.
-			var mass, cu, cd float64
-			fi, fj := float64(n-f), float64(f) // small and giant jobs at (n, j)
-			for j := f; j < e; j++ {
-				x := vn[j]
-				vn[j] = 0
-				mass += x
-				if wk != 0 {
-					dn[j] += wk * x
-				}
-				xs, xg := x*sS*fi, x*sG*fj
-				var stay float64
-				if wu != nil {
-					wu[j] += x*pS + cu
-					if j < J {
-						cu = x * pG
-						stay = x*keep - xs - xg
-					} else {
-						cu = 0
-						lg += x * ps.ph[1]
-						stay = x*keepJ - xs - xg
-					}
-				} else {
-					stay = x - xs - xg
-				}
-				if j > 0 {
-					wd[j-1] += xg + cd
-				}
-				cd = xs
-				wn[j] += stay
-				fi--
-				fj++
-			}
-			if cu != 0 {
-				wu[e] += cu
-			}
-			if cd != 0 {
-				wd[e-1] += cd
-			}
+			var mass float64
+			mass, lg = ev.stepEdgeLevelPS(v, w, dst, n, f, e, st, lg)
 			c += float64(n) * mass
 			if n == M {
 				top = mass
@@ -742,39 +680,140 @@ func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, top
 		area += c * pk * il
 		topArea += r * top * pk * il
 		giantArea += r * lg * pk * il
-		// The next ranges: the hull of the positions reached, then trimmed.
-		nlo, nhi := max(lo-1, 0), min(hi+1, M)
-		for n := nlo; n <= nhi; n++ {
-			f, e := math.MaxInt, math.MinInt
-			if n-1 >= lo && from[n-1] < to[n-1] {
-				f, e = from[n-1], to[n-1]+1 // small and giant arrivals
-			}
-			if n >= lo && n <= hi && from[n] < to[n] {
-				f, e = min(f, from[n]), max(e, to[n])
-			}
-			if n+1 <= hi && from[n+1] < to[n+1] {
-				f, e = min(f, from[n+1]-1), max(e, to[n+1]) // giant and small services
-			}
-			nfrom[n], nto[n] = max(f, 0), min(e, pm.size[n])
-			if nfrom[n] >= nto[n] {
-				nfrom[n], nto[n] = 0, 0
-			}
-		}
+		nlo, nhi := ev.nextRangesPS(from, to, nfrom, nto, lo, hi)
 		v, w = w, v
 		from, nfrom = nfrom, from
 		to, nto = nto, to
-		lo, hi = nlo, nhi
-		for n := lo; n <= hi; n++ {
-			from[n], to[n] = trimRange(v, pm.lvStart[n], from[n], to[n])
-		}
-		for lo < hi && from[lo] >= to[lo] {
-			lo++
-		}
-		for hi > lo && from[hi] >= to[hi] {
-			hi--
-		}
+		lo, hi = trimLevelsPS(v, pm.lvStart, from, to, nlo, nhi)
 	}
 	return area, topArea, giantArea
+}
+
+// psStep holds the per-step constants of evolvePS: the Poisson weight of
+// the step and the arrival moves per unit mass.
+type psStep struct {
+	wk, pS, pG float64
+}
+
+// flushPS adds the last step's weight wk times v to dst on the ranges of
+// levels lo…hi, leaving v zero.
+func (ev *evolver) flushPS(dst, v []float64, from, to []int, lo, hi int, wk float64) {
+	pm := ev.pm
+	for n := lo; n <= hi; n++ {
+		st := pm.lvStart[n]
+		for s := st + from[n]; s < st+to[n]; s++ {
+			dst[s] += wk * v[s]
+			v[s] = 0
+		}
+	}
+}
+
+// stepEdgeLevelPS is evolvePS's step for the positions [f, e) of level 0
+// or M (the general loop, with the tests on the level kept): it moves v's
+// mass on the level into w, adds the step's weight of it to dst, and
+// returns the mass on the level and lg plus the giant arrivals lost (per
+// unit Λ).
+func (ev *evolver) stepEdgeLevelPS(v, w, dst []float64, n, f, e int, st psStep, lg float64) (mass, lgOut float64) {
+	pm := ev.pm
+	ps, M := pm.ch.ps, pm.ch.M
+	J := ps.J
+	s0 := pm.lvStart[n]
+	vn, wn := v[s0:s0+pm.size[n]], w[s0:s0+pm.size[n]]
+	dn := dst[s0 : s0+pm.size[n]]
+	var wu, wd []float64    // w on levels n+1 and n−1
+	var sS, sG float64      // service moves per unit mass and job
+	keep, keepJ := 1.0, 1.0 // 1 − arrival moves per unit mass (j < J, j = J)
+	if n > 0 {
+		wd = w[pm.lvStart[n-1]:pm.lvStart[n]]
+		sS, sG = ev.svcS[n], ev.svcG[n]
+	}
+	if n < M {
+		wu = w[pm.lvStart[n+1]:pm.lvStart[n+2]]
+		keep, keepJ = 1-st.pS-st.pG, 1-st.pS
+	}
+	// Position j+1 of level n+1 receives giant arrivals from j and small
+	// ones from j+1; position j of level n−1 small services from j and
+	// giant ones from j+1: the first of each pair is carried to the next
+	// position (cu, cd), so that each target is written once.
+	var cu, cd float64
+	fi, fj := float64(n-f), float64(f) // small and giant jobs at (n, j)
+	for j := f; j < e; j++ {
+		x := vn[j]
+		vn[j] = 0
+		mass += x
+		if st.wk != 0 {
+			dn[j] += st.wk * x
+		}
+		xs, xg := x*sS*fi, x*sG*fj
+		var stay float64
+		if wu != nil {
+			wu[j] += x*st.pS + cu
+			if j < J {
+				cu = x * st.pG
+				stay = x*keep - xs - xg
+			} else {
+				cu = 0
+				lg += x * ps.ph[1]
+				stay = x*keepJ - xs - xg
+			}
+		} else {
+			stay = x - xs - xg
+		}
+		if j > 0 {
+			wd[j-1] += xg + cd
+		}
+		cd = xs
+		wn[j] += stay
+		fi--
+		fj++
+	}
+	if cu != 0 {
+		wu[e] += cu
+	}
+	if cd != 0 {
+		wd[e-1] += cd
+	}
+	return mass, lg
+}
+
+// nextRangesPS writes into nfrom, nto the positions each level can hold
+// after a step from the ranges from, to of levels lo…hi — the hull of the
+// positions reached — and returns the levels that can hold mass.
+func (ev *evolver) nextRangesPS(from, to, nfrom, nto []int, lo, hi int) (nlo, nhi int) {
+	pm := ev.pm
+	nlo, nhi = max(lo-1, 0), min(hi+1, pm.ch.M)
+	for n := nlo; n <= nhi; n++ {
+		f, e := math.MaxInt, math.MinInt
+		if n-1 >= lo && from[n-1] < to[n-1] {
+			f, e = from[n-1], to[n-1]+1 // small and giant arrivals
+		}
+		if n >= lo && n <= hi && from[n] < to[n] {
+			f, e = min(f, from[n]), max(e, to[n])
+		}
+		if n+1 <= hi && from[n+1] < to[n+1] {
+			f, e = min(f, from[n+1]-1), max(e, to[n+1]) // giant and small services
+		}
+		nfrom[n], nto[n] = max(f, 0), min(e, pm.size[n])
+		if nfrom[n] >= nto[n] {
+			nfrom[n], nto[n] = 0, 0
+		}
+	}
+	return nlo, nhi
+}
+
+// trimLevelsPS trims the range of every level lo…hi of v (see trimRange)
+// and returns the levels left with a non-empty range at either end.
+func trimLevelsPS(v []float64, lvStart, from, to []int, lo, hi int) (int, int) {
+	for n := lo; n <= hi; n++ {
+		from[n], to[n] = trimRange(v, lvStart[n], from[n], to[n])
+	}
+	for lo < hi && from[lo] >= to[lo] {
+		lo++
+	}
+	for hi > lo && from[hi] >= to[hi] {
+		hi--
+	}
+	return lo, hi
 }
 
 // stepInnerLevelPS is evolvePS's step for the positions [f, e) of an
