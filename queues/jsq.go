@@ -350,23 +350,34 @@ func jsqFCFSH2(N int, load float64, lw law) (*JSQResult, error) {
 	lo, hi := max(k0, 0), min(k0+len(w), N+1) // G in [lo, hi)
 	psi := make([]float64, N+2)               // ψ(G) for G = lo … hi (one above for the tagged giant)
 	var tot, join float64
+	var ws smallJobsWork
 	for G := lo; G <= min(hi, N); G++ {
 		n := N - G
 		if n == 0 {
 			psi[G] = math.Inf(1)
 			continue
 		}
-		o, err := solveOccupancy(n, lam*(1-p), lam, ms, 0)
+		o, err := solveSmallJobs(n, lam*(1-p), lam, ms, &ws)
 		if err != nil {
 			return nil, err
 		}
-		res.Evaluations += o.dist.Evaluations
-		res.States += len(o.dist.Pi)
-		psi[G] = lam * o.expect(func(x1, x2, _ int) float64 { return b2f(x1 == n) / float64(x1-x2+1) })
+		res.Evaluations += n + 1 // one elimination per level
+		res.States += (n + 1) * (n + 2) / 2
+		// Every small server busy: x₁ = n, the last phase of each level
+		// x₂, where x₁ − x₂ servers hold one job.
+		var pick, busy float64
+		for x2, pi := range o.pi {
+			v := pi[len(pi)-1]
+			pick += v / float64(n-x2+1)
+			if x2 < n {
+				busy += v
+			}
+		}
+		psi[G] = lam * pick
 		if G < hi {
 			wg := w[G-k0]
 			tot += wg
-			join += wg * o.expect(func(x1, x2, _ int) float64 { return b2f(x1 == n && x1 > x2) })
+			join += wg * busy
 		}
 	}
 	join /= tot
