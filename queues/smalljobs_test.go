@@ -16,7 +16,7 @@ import (
 func TestSmallJobsAgainstOccupancy(t *testing.T) {
 	var ws smallJobsWork
 	for _, c := range []struct {
-		n                 int
+		n                int
 		aIdle, aBusy, mu float64
 	}{
 		{1, 0.9, 0.9, 1}, {2, 1.7, 1.8, 1}, {5, 3.5, 4.5, 1}, {30, 40, 45, 1.967}, {55, 88.5, 90, 1.967}, {12, 0.3, 9, 0.8},
