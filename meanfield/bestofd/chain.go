@@ -148,6 +148,39 @@ func (ch *serverChain) buildPS(scv float64, giants int) {
 	}
 }
 
+// newPSLevels builds the PS chain with H2 sizes, truncated at M jobs and
+// J giants, as the period map reads it: its levels (level n holds the
+// states (n − j, j), j = 0…min(n, J), at consecutive indices), the PS
+// parameters and each state's total service rate, without the
+// transitions that the level-reduction solver needs (the period map
+// writes them out; at M = 3,632, J = 144 they would be about 100 MB).
+func newPSLevels(scv float64, M, J int) *serverChain {
+	mu, ph := h2Rates(scv)
+	J = min(J, M)
+	ch := &serverChain{M: M, ps: &psChain{mu: mu, ph: ph, J: J}}
+	for n := 0; n <= M; n++ {
+		st := make([]int, min(n, J)+1)
+		for j := range st {
+			st[j] = ch.n
+			ch.n++
+		}
+		ch.level = append(ch.level, st)
+	}
+	ch.svcOut = make([]float64, ch.n)
+	for n, st := range ch.level {
+		for j, s := range st {
+			// As buildPS sums them: the small jobs' rate, then the giants'.
+			if i := n - j; i > 0 {
+				ch.svcOut[s] += mu[0] * float64(i) / float64(n)
+			}
+			if j > 0 {
+				ch.svcOut[s] += mu[1] * float64(j) / float64(n)
+			}
+		}
+	}
+	return ch
+}
+
 // buildFCFS builds the FCFS chain with H2 sizes: state 0 (empty), or
 // (n ≥ 1 jobs, phase of the job in service).
 func (ch *serverChain) buildFCFS(scv float64) {

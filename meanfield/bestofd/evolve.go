@@ -4,19 +4,21 @@ import "math"
 
 // evolveLevels runs the uniformised steps of evolve for the chains other
 // than PS with H2 sizes (at most two states per level), from the
-// transition table. The states that can hold mass are a range [a, z) of
-// state indices: the levels reached from the previous step's range, less
-// the states at either end holding under trimMass. It returns the
-// integrals of the count, and of the arrivals lost to the top level and
-// as giants, over the period (times Λ).
-func (ev *evolver) evolveLevels(dst []float64, b, k0 int, r, lam float64) (area, topArea, giantArea float64) {
+// transition table, for the mass in ev.v on levels lo…hi. The states that
+// can hold mass are a range [a, z) of state indices: the levels reached
+// from the previous step's range, less the states at either end holding
+// under trimMass. It returns the integrals of the count, and of the
+// arrivals lost to the top level and as giants, over the period (times
+// Λ).
+func (ev *evolver) evolveLevels(dst []float64, lo, hi, k0 int, r, lam float64) (area, topArea, giantArea float64) {
 	pm := ev.pm
 	M, lvOf := pm.ch.M, pm.ch.lvl
 	wts, tl := ev.wts, ev.tl
 	kmax := k0 + len(wts) - 1
 	il, ra := 1/lam, r/lam
 	v, w, tr, lostG, lvl := ev.v, ev.w, pm.tr, pm.lostG, pm.lvl
-	a, z := trimRange(v, 0, pm.lvStart[b], pm.lvStart[b+1])
+	a, z := trimRange(v, 0, pm.lvStart[lo], pm.lvStart[hi+1])
+	var updates int64
 	for k := 0; ; k++ {
 		var pk, wk float64 = 1, 0
 		if k >= k0 {
@@ -33,6 +35,7 @@ func (ev *evolver) evolveLevels(dst []float64, b, k0 int, r, lam float64) (area,
 		for s := max(a, pm.lvStart[M]); s < z; s++ {
 			top += v[s]
 		}
+		updates += int64(z - a)
 		// v ← v·(I + G/Λ) into w (zero on entry), leaving v zero.
 		var c, lg float64
 		for s := a; s < z; s++ {
@@ -58,6 +61,7 @@ func (ev *evolver) evolveLevels(dst []float64, b, k0 int, r, lam float64) (area,
 			a, z = trimRange(v, 0, a, z)
 		}
 	}
+	ev.updates += updates
 	return area, topArea, giantArea
 }
 
@@ -68,8 +72,8 @@ func (ev *evolver) evolveLevels(dst []float64, b, k0 int, r, lam float64) (area,
 // written out: state (i, j) of level n = i + j (position j) moves to
 // (i+1, j) and, if j < J, to (i, j+1) on an arrival (a giant arriving to
 // J giants is lost), and to (i−1, j) at rate μ_s·i/n and to (i, j−1) at
-// rate μ_g·j/n.
-func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, topArea, giantArea float64) {
+// rate μ_g·j/n. The mass starts in ev.v on levels lo…hi.
+func (ev *evolver) evolvePS(dst []float64, lo, hi, k0 int, r, lam float64) (area, topArea, giantArea float64) {
 	pm := ev.pm
 	ps, M := pm.ch.ps, pm.ch.M
 	wts, tl := ev.wts, ev.tl
@@ -78,14 +82,17 @@ func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, top
 	st := psStep{pS: ps.ph[0] * ra, pG: ps.ph[1] * ra} // moves per unit mass: small, giant arrival
 	v, w := ev.v, ev.w
 	from, to, nfrom, nto := ev.from, ev.to, ev.nfrom, ev.nto
-	from[b], to[b] = trimRange(v, pm.lvStart[b], 0, pm.size[b])
+	for n := lo; n <= hi; n++ {
+		from[n], to[n] = 0, pm.size[n]
+	}
+	lo, hi = trimLevelsPS(v, pm.lvStart, from, to, lo, hi)
 	// The service moves per unit mass and job on each level, once per
 	// class rather than at every step (two divisions per level and step
 	// were a tenth of the time).
 	for n := 1; n <= M; n++ {
 		ev.svcS[n], ev.svcG[n] = ps.mu[0]*il/float64(n), ps.mu[1]*il/float64(n)
 	}
-	lo, hi := b, b
+	var updates int64
 	for k := 0; ; k++ {
 		var pk float64 = 1
 		st.wk = 0
@@ -103,6 +110,7 @@ func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, top
 			if f >= e {
 				continue
 			}
+			updates += int64(e - f)
 			if n > 0 && n < M {
 				// An inner level (nearly all the work): the loop below
 				// with its tests on n and j taken out and its targets
@@ -129,6 +137,7 @@ func (ev *evolver) evolvePS(dst []float64, b, k0 int, r, lam float64) (area, top
 		to, nto = nto, to
 		lo, hi = trimLevelsPS(v, pm.lvStart, from, to, nlo, nhi)
 	}
+	ev.updates += updates
 	return area, topArea, giantArea
 }
 

@@ -1,11 +1,13 @@
 package bestofd
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // periodMap applies one refresh period. Each board class is evolved by
@@ -33,23 +35,47 @@ type periodMap struct {
 	lost      float64 // largest fraction of arrivals lost in one period
 	lostTop   float64 // … to the count truncation
 	lostGiant float64 // … to the giant truncation
-	maxSvc    float64
-	lvStart   []int // first state index of each level
-	size      []int // states of each level
-	tr        []transition
-	lostG     []float64 // probability that an arrival to the state is a giant that does not fit
-	lvl       []float64 // level of each state
-	q, tail   []float64 // the board and its tail
-	rate      []float64 // arrival rate of each board class
-	chunks    [numChunks]chunk
-	work      []*evolver // one per worker
+	// periodLost, periodLostTop and periodLostGiant are those of the last
+	// period alone.
+	periodLost, periodLostTop, periodLostGiant float64
+	maxSvc                                     float64
+	lvStart                                    []int // first state index of each level
+	size                                       []int // states of each level
+	tr                                         []transition
+	lostG                                      []float64  // probability that an arrival to the state is a giant that does not fit
+	lvl                                        []float64  // level of each state
+	q, tail                                    []float64  // the board and its tail
+	jobs                                       []classJob // the evolutions of one period
+	chunks                                     [numChunks]chunk
+	work                                       []*evolver // one per worker
+	// run is checked between evolutions: once stopped, apply returns
+	// errStopped.
+	run     outcome.Run
+	stopped atomic.Bool
+	// updates counts the state updates (one state in one uniformised
+	// step) of the last apply, totalUpdates those of every apply.
+	updates, totalUpdates int64
 }
 
-// chunk accumulates the classes b ≡ c (mod numChunks).
+// classJob is one evolution of a period: the servers whose board reads
+// lo…hi (except skip), under Poisson arrivals at rate rate each; mass is
+// their fraction of all servers.
+type classJob struct {
+	lo, hi, skip int
+	rate, mass   float64
+}
+
+// chunk accumulates the jobs j ≡ c (mod numChunks).
 type chunk struct {
 	dst                           []float64
 	meanQueue, lostTop, lostGiant float64
+	updates                       int64
+	used                          bool // some job was evolved into dst
 }
+
+// errStopped is the error of a map evaluation cut short because the run
+// was stopped (its context done) or its work budget spent.
+var errStopped = errors.New("bestofd: period map stopped")
 
 // evolver is the work space of one worker: the uniformised vectors, the
 // position range [from, to) holding mass on each level and the next
@@ -60,6 +86,7 @@ type evolver struct {
 	from, to, nfrom, nto []int
 	wts, tl, left        []float64
 	svcS, svcG           []float64 // PS: per level n, μ_s/(nΛ) and μ_g/(nΛ) for the class being evolved
+	updates              int64     // state updates of the evolution in progress
 }
 
 // transition is the outflow of one state: up to two arrival targets (with
@@ -104,8 +131,11 @@ func autoGiants(M int) int {
 	return max(6, maxAutoStates/(M+1))
 }
 
-func newPeriodMap(m *PeriodicUpdate, ch *serverChain) *periodMap {
-	pm := &periodMap{m: m, ch: ch, tr: make([]transition, ch.n), lostG: make([]float64, ch.n)}
+// newPeriodMap builds the period map of m on the chain ch, evolving on
+// workers goroutines (at most numChunks; the result does not depend on
+// their number).
+func newPeriodMap(m *PeriodicUpdate, ch *serverChain, workers int) *periodMap {
+	pm := &periodMap{m: m, ch: ch}
 	for _, r := range ch.svcOut {
 		pm.maxSvc = math.Max(pm.maxSvc, r)
 	}
@@ -114,8 +144,30 @@ func newPeriodMap(m *PeriodicUpdate, ch *serverChain) *periodMap {
 		pm.size = append(pm.size, len(st))
 	}
 	pm.lvStart = append(pm.lvStart, ch.n)
-	pm.q, pm.tail, pm.rate = make([]float64, ch.M+1), make([]float64, ch.M+2), make([]float64, ch.M+1)
-	pm.lvl = make([]float64, ch.n)
+	pm.q, pm.tail = make([]float64, ch.M+1), make([]float64, ch.M+2)
+	if ch.ps == nil {
+		// evolvePS writes the PS transitions out; only the other chains
+		// read the flattened table.
+		pm.buildTable()
+	}
+	for c := range pm.chunks {
+		pm.chunks[c].dst = make([]float64, ch.n)
+	}
+	for range max(1, min(workers, numChunks)) {
+		L := len(ch.level)
+		pm.work = append(pm.work, &evolver{pm: pm, v: make([]float64, ch.n), w: make([]float64, ch.n),
+			from: make([]int, L), to: make([]int, L), nfrom: make([]int, L), nto: make([]int, L),
+			svcS: make([]float64, L), svcG: make([]float64, L)})
+	}
+	return pm
+}
+
+// buildTable flattens the chain's transitions into pm.tr (with the
+// levels pm.lvl and the lost-giant probabilities pm.lostG) for
+// evolveLevels.
+func (pm *periodMap) buildTable() {
+	ch := pm.ch
+	pm.tr, pm.lostG, pm.lvl = make([]transition, ch.n), make([]float64, ch.n), make([]float64, ch.n)
 	for s := range ch.n {
 		pm.lvl[s] = float64(ch.lvl[s])
 		t := &pm.tr[s]
@@ -146,16 +198,6 @@ func newPeriodMap(m *PeriodicUpdate, ch *serverChain) *periodMap {
 			t.sv[j], t.rs[j] = int32(to), ch.svcR[s][j]
 		}
 	}
-	for c := range pm.chunks {
-		pm.chunks[c].dst = make([]float64, ch.n)
-	}
-	for range min(runtime.GOMAXPROCS(0), numChunks) {
-		L := len(ch.level)
-		pm.work = append(pm.work, &evolver{pm: pm, v: make([]float64, ch.n), w: make([]float64, ch.n),
-			from: make([]int, L), to: make([]int, L), nfrom: make([]int, L), nto: make([]int, L),
-			svcS: make([]float64, L), svcG: make([]float64, L)})
-	}
-	return pm
 }
 
 // poissonWeights sets ev.wts to the Pois(mu) probabilities from k0 on
@@ -224,28 +266,17 @@ func (pm *periodMap) apply(dst, x []float64) error {
 	for b := M; b >= 0; b-- {
 		tail[b] = tail[b+1] + q[b]/total
 	}
-	minClass := m.MinClass
-	if minClass == 0 {
-		minClass = 1e-12
-	}
-	lowest := -1
-	for b := range q {
-		if q[b]/total > minClass {
-			lowest = b
-			break
-		}
-	}
-	for b := range q {
-		pb := q[b] / total
-		switch {
-		case pb <= 0:
-		case m.D == 0 && b == lowest:
-			pm.rate[b] = m.Load / pb
-		case m.D == 0:
-			pm.rate[b] = 0
-		default:
-			d := float64(m.D)
-			pm.rate[b] = m.Load * (math.Pow(tail[b], d) - math.Pow(tail[b+1], d)) / pb
+	pm.jobs = pm.jobs[:0]
+	if m.D == 0 {
+		pm.leastLoadedJobs(total)
+	} else {
+		d := float64(m.D)
+		for b := range q {
+			j := classJob{lo: b, hi: b, skip: -1, mass: q[b] / total}
+			if j.mass > 0 {
+				j.rate = m.Load * (math.Pow(tail[b], d) - math.Pow(tail[b+1], d)) / j.mass
+			}
+			pm.jobs = append(pm.jobs, j)
 		}
 	}
 	// The chunks, on the workers.
@@ -268,71 +299,136 @@ func (pm *periodMap) apply(dst, x []float64) error {
 		}
 		wg.Wait()
 	}
+	if pm.stopped.Load() {
+		return errStopped
+	}
 	copy(dst, pm.chunks[0].dst)
 	pm.meanQueue = pm.chunks[0].meanQueue
 	lostTop, lostGiant := pm.chunks[0].lostTop, pm.chunks[0].lostGiant
+	pm.updates = pm.chunks[0].updates
 	for c := 1; c < numChunks; c++ {
 		k := &pm.chunks[c]
+		if !k.used {
+			continue // nothing but zeros: adding them changes no bit
+		}
 		for s, v := range k.dst {
 			dst[s] += v
 		}
 		pm.meanQueue += k.meanQueue
 		lostTop += k.lostTop
 		lostGiant += k.lostGiant
+		pm.updates += k.updates
 	}
+	pm.totalUpdates += pm.updates
 	per := m.Load * m.Period
+	pm.periodLost, pm.periodLostTop, pm.periodLostGiant = (lostTop+lostGiant)/per, lostTop/per, lostGiant/per
 	pm.lost = math.Max(pm.lost, (lostTop+lostGiant)/per)
 	pm.lostTop = math.Max(pm.lostTop, lostTop/per)
 	pm.lostGiant = math.Max(pm.lostGiant, lostGiant/per)
 	return nil
 }
 
-// chunk evolves the board classes b ≡ c (mod numChunks) of x (total mass
-// total) into chunk c's accumulators.
+// leastLoadedJobs sets the jobs of a least-loaded period: the lowest
+// board class holding more than MinClass of the servers receives every
+// arrival, at rate λ/P(B = b_min); every other class receives none, so
+// their servers only complete jobs, under one generator, and the map is
+// linear in them: they evolve as one vector, whatever the number of
+// classes.
+func (pm *periodMap) leastLoadedJobs(total float64) {
+	m, q := pm.m, pm.q
+	minClass := m.MinClass
+	if minClass == 0 {
+		minClass = 1e-12
+	}
+	lowest := -1
+	for b := range q {
+		if q[b]/total > minClass {
+			lowest = b
+			break
+		}
+	}
+	rest := classJob{lo: 0, hi: len(q) - 1, skip: lowest}
+	for b, v := range q {
+		if b != lowest {
+			rest.mass += v / total
+		}
+	}
+	if lowest >= 0 {
+		p := q[lowest] / total
+		pm.jobs = append(pm.jobs, classJob{lo: lowest, hi: lowest, skip: -1, rate: m.Load / p, mass: p})
+	} else {
+		pm.jobs = append(pm.jobs, classJob{})
+	}
+	pm.jobs = append(pm.jobs, rest)
+}
+
+// chunk evolves the jobs j ≡ c (mod numChunks) of x (total mass total)
+// into chunk c's accumulators, in job order.
 func (ev *evolver) chunk(c int, x []float64, total float64) {
 	pm := ev.pm
 	k := &pm.chunks[c]
-	clear(k.dst)
-	k.meanQueue, k.lostTop, k.lostGiant = 0, 0, 0
-	for b := c; b <= pm.ch.M; b += numChunks {
-		pb := pm.q[b] / total
-		if pb <= 0 {
+	if k.used {
+		clear(k.dst)
+	}
+	k.meanQueue, k.lostTop, k.lostGiant, k.updates, k.used = 0, 0, 0, 0, false
+	for j := c; j < len(pm.jobs); j += numChunks {
+		job := pm.jobs[j]
+		if job.mass <= 0 {
 			continue
 		}
-		if pb < 1e-15 {
+		if pm.run.Stopped() {
+			pm.stopped.Store(true)
+			return
+		}
+		k.used = true
+		if job.mass < 1e-15 {
 			// Numerical dust: carried over unchanged (an error below
 			// 1e-15 in ‖·‖₁) rather than evolved.
-			for _, s := range pm.ch.level[b] {
-				k.dst[s] += x[s] / total
+			for b := job.lo; b <= job.hi; b++ {
+				if b == job.skip {
+					continue
+				}
+				for s := pm.lvStart[b]; s < pm.lvStart[b+1]; s++ {
+					k.dst[s] += x[s] / total
+				}
 			}
 			continue
 		}
-		mq, lt, lg := ev.evolve(k.dst, x, b, pm.rate[b], 1/total, pb)
+		mq, lt, lg := ev.evolve(k.dst, x, job, 1/total)
 		k.meanQueue += mq
 		k.lostTop += lt
 		k.lostGiant += lg
+		k.updates += ev.updates
 	}
 }
 
-// evolve adds to dst the state after one period of the servers of board
-// class b (x restricted to level b, times scale; mass pb), under arrivals
-// at rate r; it returns the time-average count they contribute and the
-// arrivals they lose to the count and to the giant truncation.
-func (ev *evolver) evolve(dst, x []float64, b int, r, scale, pb float64) (meanQueue, lostTop, lostGiant float64) {
+// evolve adds to dst the state after one period of the servers of the
+// job's board classes (x restricted to their levels, times scale), under
+// arrivals at the job's rate; it returns the time-average count they
+// contribute and the arrivals they lose to the count and to the giant
+// truncation, and counts its state updates in ev.updates.
+func (ev *evolver) evolve(dst, x []float64, job classJob, scale float64) (meanQueue, lostTop, lostGiant float64) {
 	pm := ev.pm
+	r := job.rate
 	lam := r + pm.maxSvc
 	if lam <= 0 {
 		lam = 1
 	}
-	k0 := ev.poissonWeights(lam*pm.m.Period, math.Min(poissonCut/pb, 1e-12))
-	for s := pm.lvStart[b]; s < pm.lvStart[b+1]; s++ {
-		ev.v[s] = x[s] * scale
+	k0 := ev.poissonWeights(lam*pm.m.Period, math.Min(poissonCut/job.mass, 1e-12))
+	for b := job.lo; b <= job.hi; b++ {
+		if b == job.skip {
+			continue
+		}
+		for s := pm.lvStart[b]; s < pm.lvStart[b+1]; s++ {
+			ev.v[s] = x[s] * scale
+		}
 	}
+	ev.updates = 0
 	var area, topArea, giantArea float64
 	if pm.ch.ps != nil {
-		area, topArea, giantArea = ev.evolvePS(dst, b, k0, r, lam)
+		area, topArea, giantArea = ev.evolvePS(dst, job.lo, job.hi, k0, r, lam)
 	} else {
-		area, topArea, giantArea = ev.evolveLevels(dst, b, k0, r, lam)
+		area, topArea, giantArea = ev.evolveLevels(dst, job.lo, job.hi, k0, r, lam)
 	}
 	return area / pm.m.Period, topArea, giantArea
 }
