@@ -20,6 +20,14 @@ import (
 // 5·10⁻⁶ between K = 0 and K = 3).
 const jsqTailTol = 1e-5
 
+// The accuracy of JSQ's approximations as measured against the simulator
+// at N = 100, λ = 0.9 (queues/sim_test.go, 8 replications of 10⁶–8·10⁶
+// jobs).
+const (
+	noteJSQPS   = "near-insensitivity: within 0.5% of simulation at N = 100, λ = 0.9 for SCV 4 and 30"
+	noteJSQFCFS = "time-scale approximation, meant for heavy tails: against simulation at N = 100, λ = 0.9 it is 5% low at SCV 30, 10% high at SCV 10 and 23% high at SCV 4"
+)
+
 // maxTracked bounds K, the servers with three jobs the chain tracks.
 const maxTracked = 3
 
@@ -144,6 +152,7 @@ func SolveJSQ(m *JSQ, s *Settings) (*JSQResult, error) {
 		if m.Discipline == farm.PS {
 			res.Approximate = true
 			res.Method = "exponential-size occupancy chain (JSQ with PS servers is nearly insensitive to the size law)"
+			res.Note = noteJSQPS
 		}
 	}
 	res.finish(m.Load)
@@ -342,7 +351,7 @@ func jsqFCFSH2(N int, load float64, lw law) (*JSQResult, error) {
 	lam := load * float64(N)
 	p, ms, mg := lw.p[1], lw.mu[0], lw.mu[1]
 	mean := lam * p / mg
-	res := &JSQResult{Result: Result{Approximate: true, SlowdownNote: slowdownFCFS,
+	res := &JSQResult{Result: Result{Approximate: true, SlowdownNote: slowdownFCFS, Note: noteJSQFCFS,
 		Method: "time-scale decomposition: Poisson giants, small jobs' occupancy chain on the other servers, followers caught by giants"}}
 	res.Status = outcome.Converged
 	// Poisson(mean) weights of the giant-held servers, cut at N.

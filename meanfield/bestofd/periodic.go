@@ -318,5 +318,9 @@ func cycleLimit(load float64, states int) int {
 
 // cpuTime is a number of state updates as a rough CPU time.
 func cpuTime(updates float64) string {
-	return (time.Duration(updates * updateSeconds * float64(time.Second))).Round(time.Second).String()
+	d := time.Duration(updates * updateSeconds * float64(time.Second))
+	if d > 10*time.Minute {
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
 }
