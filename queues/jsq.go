@@ -21,7 +21,7 @@ import (
 const jsqTailTol = 1e-5
 
 // The accuracy of JSQ's approximations as measured against the simulator
-// at N = 100, λ = 0.9 (queues/sim_test.go, 8 replications of 10⁶–8·10⁶
+// at N = 100, λ = 0.9 (fluid validate --filter least-loaded; 8 replications of 10⁶–8·10⁶
 // jobs).
 const (
 	noteJSQPS   = "near-insensitivity: within 0.5% of simulation at N = 100, λ = 0.9 for SCV 4 and 30"
