@@ -6,9 +6,10 @@ import (
 	"github.com/fluidlb/fluid/farm"
 )
 
-// updateSeconds is the CPU time of one state update, measured between 4
-// and 10 ns (5–6 ns at T ≥ 100, where the steps are long) on the
-// development machine; the estimates use 6 ns.
+// updateSeconds is the CPU time of one state update: 5.7–6.3 ns in
+// BenchmarkPeriodMap (best of two, T = 100: exponential, FCFS and PS with
+// SCV 30), 4–10 ns over whole attractors (less at long periods, whose
+// steps are long).
 const updateSeconds = 6e-9
 
 // costPoint is the state updates of one period-map evaluation measured
