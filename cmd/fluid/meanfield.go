@@ -401,8 +401,11 @@ func (r *meanfieldRun) finite() error {
 		if err != nil {
 			return paramUsage(err)
 		}
-		if !st.OK() && status.OK() {
-			status = st
+		switch {
+		case !st.OK() && status.OK():
+			status = st // the first failure
+		case st == outcome.Converged && status == outcome.Exact:
+			status = st // iterated rather than exact
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
