@@ -592,7 +592,7 @@ func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
 			return boardUsage(err)
 		}
 	}
-	cr, err := queues.Crossing(curves[0].Curve(), curves[1].Curve(), lo, hi, &queues.CrossingSettings{Run: outcome.Run{Context: run.Context}, Grid: o.grid, XTol: 1e-3})
+	cr, err := queues.Crossing(curves[0].Curve(), curves[1].Curve(), lo, hi, &queues.CrossingSettings{Run: outcome.Run{Context: run.Context}, Grid: param.Or(o.grid, 10), XTol: 1e-3})
 	c.done()
 	if err != nil {
 		return boardUsage(err)
@@ -600,8 +600,7 @@ func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
 	rep.Policy, rep.Versus = pols[0].String(), ptr(pols[1].String())
 	rep.Method = fmt.Sprintf("%v: %s; %v: %s; the first sign change of the difference on a geometric grid, then Brent's zeroin to 1e-3 relative", pols[0], curves[0].Method, pols[1], curves[1].Method)
 	rep.Range, rep.Bracket = []float64{lo, hi}, cr.Bracket[:]
-	rep.Status, rep.States = cr.Status.Name(), f.Servers
-	rep.States = 0
+	rep.Status = cr.Status.Name()
 	if cr.Status == outcome.EdgeFound {
 		rep.Period, rep.Sojourn, rep.VersusSojourn = ptr(cr.X), ptr(cr.F), ptr(cr.G)
 	}
