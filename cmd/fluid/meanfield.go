@@ -715,29 +715,33 @@ func (r *meanfieldRun) stalenessTables(stderr io.Writer) error {
 	rep.Status = status.Name()
 	r.rows = "staleness"
 	r.exit = c.ended(status, "a crossing was not bracketed in its range", fmt.Sprintf("the %d cells finished are shown (status interrupted)", len(rep.Staleness)))
-	r.text = func(b *strings.Builder) {
-		b.WriteString("Staleness budgets from theory: the refresh period T from which a policy on a board does worse (PS servers, λ = 0.9;\n")
-		b.WriteString("boards N → ∞, random and round robin at N = 100), beside the grid cells of \"Sharing Servers Don't Mind the Giant\" (N = 100)\n\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "sizes	best of two worse than random	study	best of two worse than round robin	study	least loaded worse than round robin	study	\n")
-		for i := 0; i+2 < len(results)+2 && i < len(results); i += 3 {
-			fmt.Fprintf(tw, "%s", results[i].Sizes())
-			for j := i; j < i+3 && j < len(results); j++ {
-				fmt.Fprintf(tw, "\t%s\t%g–%g", stalenessCellText(results[j]), results[j].Lo, results[j].Hi)
-			}
-			fmt.Fprintf(tw, "\t\n")
-		}
-		tw.Flush()
-		inside := 0
-		for _, res := range results {
-			if res.Inside() {
-				inside++
-			}
-		}
-		fmt.Fprintf(b, "\n%d of %d crossings inside the study's cells (✓). Boards: the N → ∞ periodic-update attractor (an average over the last\n", inside, len(results))
-		b.WriteString("periods where the orbit does not settle); the study's boards are 100 servers, where least loaded herds harder.\n")
-	}
+	r.text = func(b *strings.Builder) { writeStalenessText(b, results) }
 	return nil
+}
+
+// writeStalenessText writes the staleness cells as the study's tables,
+// three cells (one size law) a row.
+func writeStalenessText(b *strings.Builder, results []*queues.StalenessResult) {
+	b.WriteString("Staleness budgets from theory: the refresh period T from which a policy on a board does worse (PS servers, λ = 0.9;\n")
+	b.WriteString("boards N → ∞, random and round robin at N = 100), beside the grid cells of \"Sharing Servers Don't Mind the Giant\" (N = 100)\n\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "sizes\tbest of two worse than random\tstudy\tbest of two worse than round robin\tstudy\tleast loaded worse than round robin\tstudy\t\n")
+	for i := 0; i < len(results); i += 3 {
+		fmt.Fprintf(tw, "%s", results[i].Sizes())
+		for j := i; j < i+3 && j < len(results); j++ {
+			fmt.Fprintf(tw, "\t%s\t%g–%g", stalenessCellText(results[j]), results[j].Lo, results[j].Hi)
+		}
+		fmt.Fprintf(tw, "\t\n")
+	}
+	tw.Flush()
+	inside := 0
+	for _, res := range results {
+		if res.Inside() {
+			inside++
+		}
+	}
+	fmt.Fprintf(b, "\n%d of %d crossings inside the study's cells (✓). Boards: the N → ∞ periodic-update attractor (an average over the last\n", inside, len(results))
+	b.WriteString("periods where the orbit does not settle); the study's boards are 100 servers, where least loaded herds harder.\n")
 }
 
 func stalenessCellText(res *queues.StalenessResult) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/queues"
 	"github.com/fluidlb/fluid/report"
 )
 
@@ -152,5 +153,29 @@ func TestMeanfieldRefusals(t *testing.T) {
 				t.Errorf("%v (exit %d), want a usage error naming %q", err, exitCode(err), c.want)
 			}
 		})
+	}
+}
+
+// The staleness tables as text: one row per size law, each cell's theory
+// value (✓ inside the study's cell) beside the study's range.
+func TestStalenessText(t *testing.T) {
+	var results []*queues.StalenessResult
+	for i, c := range queues.StalenessStudy[:6] {
+		cr := &queues.CrossingResult{Outcome: outcome.Outcome{Status: outcome.EdgeFound}, X: c.Lo * 1.1}
+		if i == 5 {
+			cr.X = c.Hi * 1.05
+		}
+		results = append(results, &queues.StalenessResult{StalenessCell: c, Crossing: cr})
+	}
+	var b strings.Builder
+	writeStalenessText(&b, results)
+	out := b.String()
+	for _, want := range []string{"exp ", "h2:4 ", "22 ✓", "20–50", "5.25  ", "5 of 6 crossings inside"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "\n") != 9 { // the title (2), a blank line, the header, two rows, a blank line, the note (2)
+		t.Errorf("%d lines:\n%s", strings.Count(out, "\n"), out)
 	}
 }
