@@ -795,7 +795,7 @@ func roundRobinCase(e *env) ([]Check, error) {
 func leastWorkCase(e *env) ([]Check, error) {
 	cases := []farmCase{{farm.FCFS, 1, 0, 100_000}}
 	if !e.quick {
-		cases = []farmCase{{farm.FCFS, 1, 0, 500_000}, {farm.FCFS, 30, 0, 500_000}, {farm.PS, 1, 0.01, 500_000}, {farm.PS, 30, 0.09, 500_000}}
+		cases = []farmCase{{farm.FCFS, 1, 0, 250_000}, {farm.FCFS, 30, 0, 500_000}, {farm.PS, 1, 0.01, 250_000}, {farm.PS, 30, 0.09, 500_000}}
 	}
 	return farmChecks(e, farm.Policy{Kind: farm.LeastWork}, cases, func(d farm.Discipline, z farm.Sizes) (*queues.Result, error) {
 		r, err := queues.SolveLeastWork(&queues.LeastWork{Servers: 100, Load: 0.9, Discipline: d, Sizes: z}, nil)
