@@ -136,7 +136,7 @@ type AttractorSettings struct {
 	// DefaultMaxWork.
 	MaxWork float64
 	// Window is the number of periods averaged when the orbit does not
-	// settle. Default 100 (fewer if fewer were iterated).
+	// settle, at most MaxIter. Default min(100, MaxIter).
 	Window int
 }
 
@@ -154,7 +154,7 @@ func (s *AttractorSettings) defaults() (AttractorSettings, error) {
 	}
 	set.MaxIter = param.Or(set.MaxIter, 2000)
 	set.MaxWork = param.Or(set.MaxWork, DefaultMaxWork)
-	set.Window = param.Or(set.Window, 100)
+	set.Window = param.Or(set.Window, min(100, max(set.MaxIter, 1)))
 	if set.MaxIter < 1 || set.MaxIter > 1_000_000 {
 		return set, param.Errorf("MaxIter", "%d periods, want 1..1,000,000", set.MaxIter)
 	}

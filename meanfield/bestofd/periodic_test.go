@@ -297,3 +297,14 @@ func TestEstimateWork(t *testing.T) {
 		})
 	}
 }
+
+// The default window follows a short MaxIter.
+func TestWindowDefault(t *testing.T) {
+	res, err := Attractor(&PeriodicUpdate{D: 0, Load: 0.9, Period: 6}, &AttractorSettings{MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != outcome.NotSettled || res.Averaged != 30 {
+		t.Errorf("%v, %d periods averaged", res.Status, res.Averaged)
+	}
+}
