@@ -367,13 +367,13 @@ func boardUsage(err error) error {
 func attractorText(res *bestofd.AttractorResult) string {
 	switch res.Status {
 	case outcome.FixedPoint:
-		return fmt.Sprintf("fixed point after %d periods", res.Evaluations)
+		return fmt.Sprintf("fixed point after %d evaluations of the period map", res.Evaluations)
 	case outcome.Cycle:
 		return fmt.Sprintf("cycle of period %d (values averaged over it)", res.Cycle)
 	case outcome.NotSettled:
-		return fmt.Sprintf("not settled after %d periods: averages over the last %d", res.Evaluations, res.Averaged)
+		return fmt.Sprintf("not settled after %d evaluations of the period map: averages over the last %d periods", res.Evaluations, res.Averaged)
 	}
-	return fmt.Sprintf("%s after %d periods: averages over the last %d", res.Status, res.Evaluations, res.Averaged)
+	return fmt.Sprintf("%s after %d evaluations of the period map: averages over the last %d periods", res.Status, res.Evaluations, res.Averaged)
 }
 
 func unsettledMessage(res *bestofd.AttractorResult, iterations int) string {
