@@ -134,3 +134,17 @@ func TestStalenessTables(t *testing.T) {
 		})
 	}
 }
+
+// The study's cells: four size laws × three comparisons, each cell a
+// grid interval, searched over a range that holds it.
+func TestStalenessStudy(t *testing.T) {
+	if len(StalenessStudy) != 12 {
+		t.Fatalf("%d cells", len(StalenessStudy))
+	}
+	for _, c := range StalenessStudy {
+		lo, hi := c.Range()
+		if !(lo < c.Lo && c.Lo < c.Hi && c.Hi < hi) || c.Sizes().Validate() != nil {
+			t.Errorf("%+v: range [%v, %v]", c, lo, hi)
+		}
+	}
+}
