@@ -34,17 +34,17 @@ var costCurves = []costCurve{
 	{2, farm.FCFS, 1, []costPoint{{25, 1.31e5}, {50, 4.2e5}, {100, 1.48e6}, {200, 5.89e6}, {400, 2.58e7}, {800, 1.19e8}}},
 	{2, farm.FCFS, 4, []costPoint{{20, 5.62e5}, {100, 1.37e7}}},
 	{2, farm.FCFS, 10, []costPoint{{20, 6.66e5}, {100, 1.69e7}, {200, 8.7e7}}},
-	{2, farm.FCFS, 30, []costPoint{{20, 8.27e5}, {100, 2.04e7}, {200, 1.04e8}}},
-	{2, farm.PS, 4, []costPoint{{20, 2.23e6}, {50, 1.07e7}, {100, 3.8e7}, {200, 1.47e8}}},
+	{2, farm.FCFS, 30, []costPoint{{20, 8.27e5}, {100, 2.04e7}, {200, 1.04e8}, {400, 5.97e8}}},
+	{2, farm.PS, 4, []costPoint{{20, 2.23e6}, {50, 1.07e7}, {100, 3.8e7}, {200, 1.47e8}, {400, 6.41e8}}},
 	{2, farm.PS, 10, []costPoint{{20, 1.58e6}, {100, 2.13e7}, {200, 7.46e7}}},
 	{2, farm.PS, 30, []costPoint{{20, 1.07e6}, {100, 1.08e7}, {200, 3.29e7}, {400, 1.1e8}, {800, 4.06e8}}},
 	// Least loaded: the lowest class receives every arrival, λT/P(B =
 	// b_min) per server, and that class grows with T.
-	{0, farm.FCFS, 1, []costPoint{{2, 1.65e3}, {5, 3.75e3}, {10, 3.41e4}, {20, 1.08e5}, {100, 1.36e7}}},
+	{0, farm.FCFS, 1, []costPoint{{2, 1.65e3}, {5, 3.75e3}, {10, 3.41e4}, {20, 1.08e5}, {40, 6.66e5}, {100, 1.36e7}}},
 	{0, farm.FCFS, 4, []costPoint{{5, 2.39e4}, {20, 2.12e5}}},
 	{0, farm.FCFS, 30, []costPoint{{5, 1e4}, {20, 2.1e5}}},
 	{0, farm.PS, 4, []costPoint{{2, 3.18e4}, {5, 7.66e4}, {10, 4.98e5}}},
-	{0, farm.PS, 30, []costPoint{{5, 4.96e4}, {10, 2.86e5}, {20, 7.34e5}}},
+	{0, farm.PS, 30, []costPoint{{5, 4.96e4}, {10, 2.86e5}, {20, 7.34e5}, {40, 2e6}}},
 }
 
 // The evaluations of an attractor: best of d settles in 26–42

@@ -143,8 +143,8 @@ type AttractorSettings struct {
 // DefaultMaxWork is the default work budget of Attractor: 10¹¹ state
 // updates, about ten minutes of one core at the measured 6 ns each. It
 // admits best of two at T = 2,000 with exponential sizes (estimated
-// 3·10¹⁰) or PS servers and SCV 30 (9·10¹⁰), not SCV 4 (7·10¹¹: more
-// giants per server).
+// 3.6·10¹⁰) or PS servers and SCV 30 (9.2·10¹⁰), not SCV 4 (9.4·10¹¹:
+// more giants per server).
 const DefaultMaxWork = 1e11
 
 func (s *AttractorSettings) defaults() (AttractorSettings, error) {
