@@ -837,8 +837,10 @@ func leastLoadedCase(e *env) ([]Check, error) {
 // the mean time in system is Pollaczek–Khinchine's 1 + λ(1 + c²)/(2(1 − λ))
 // (exact, allowance 0; SCV 4, whose runs of 10⁶ jobs resolve it: at
 // SCV 30 the giants' rare long waits make such runs read low, see
-// round-robin). Quick: the PS slowdown with exponential sizes; full: SCV
-// 30 too, and FCFS with SCV 4.
+// round-robin). Quick: the PS slowdown with exponential sizes, 2.5·10⁵
+// jobs; full: 10⁶ jobs, and the PS slowdown with SCV 30 over 4·10⁶ jobs
+// after 5·10⁵ (a giant stays about 300 time units, and sharing with one
+// slows every job beside it: 10⁶ jobs read 9.08 ± 0.20).
 func randomDispatchCase(e *env) ([]Check, error) {
 	const n, load = 100, 0.9
 	type c struct {
@@ -855,7 +857,11 @@ func randomDispatchCase(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: x.disc, Sizes: h2(x.scv)}, &sim.Settings{Jobs: e.scale(1_000_000, 250_000), Reps: 8}, uint64(i))
+		set := sim.Settings{Jobs: e.scale(1_000_000, 250_000), Reps: 8}
+		if x.scv == 30 {
+			set.Jobs, set.Warmup = 4_000_000, 500_000
+		}
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: x.disc, Sizes: h2(x.scv)}, &set, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -960,9 +966,10 @@ func staleLeastLoaded(e *env) ([]Check, error) {
 // against round robin (N = 100, exponential sizes: T* ≈ 1.76, where both
 // are 5.2268), simulated at N = 1,000 as in stale-least-loaded
 // (allowance 2%); in a full run also best of two on a board against
-// random with PS servers and SCV 10 (T* ≈ 110, both 10), simulated at
+// random (PS, exponential sizes: T* ≈ 36.6, both 10), simulated at
 // N = 400 (allowance 1%: the stale-board case's finite-N gap at T = 100
-// is about 5/N).
+// is about 5/N). (The H2 crossings cost minutes of attractors each; the
+// board's H2 values are checked in stale-board and stale-least-loaded.)
 func stalenessCrossing(e *env) ([]Check, error) {
 	type c struct {
 		pol, versus farm.Policy
@@ -973,7 +980,7 @@ func stalenessCrossing(e *env) ([]Check, error) {
 	}
 	cases := []c{{farm.Policy{Kind: farm.BoardJSQ}, farm.Policy{Kind: farm.RoundRobin}, farm.FCFS, 1, 1000, 0.02}}
 	if !e.quick {
-		cases = append(cases, c{farm.Policy{Kind: farm.BoardJSQd, D: 2}, farm.Policy{Kind: farm.Random}, farm.PS, 10, 400, 0.01})
+		cases = append(cases, c{farm.Policy{Kind: farm.BoardJSQd, D: 2}, farm.Policy{Kind: farm.Random}, farm.PS, 1, 400, 0.01})
 	}
 	var out []Check
 	for i, x := range cases {
