@@ -165,6 +165,15 @@ var declared = []Quantity{
 	{"below_sojourn", "herd's mean time in system", unitTime, Sojourn, "mean time in system of the herd below the edge"},
 	{"evaluations", "evaluations", "", Count, "map evaluations"},
 
+	// Policies on a board and the crossing of two policies' curves.
+	{"averaged", "periods averaged", "refresh periods", Count, "refresh periods a board policy's values are averaged over (1 for a fixed point)"},
+	{"work", "state updates", "", Count, "server states updated in uniformised steps, the unit of a periodic board's cost"},
+	{"work_estimate", "estimated state updates", "", NonNegative, "the state updates estimated before the run"},
+	{"versus_sojourn", "other policy's mean time in system", unitTime, Sojourn, "mean time in system of the policy compared against"},
+	{"difference", "difference of mean times", unitTime, Real, "sojourn minus versus_sojourn"},
+	{"range", "range searched", unitTime, NonNegative, "[lo, hi] refresh periods searched for a crossing"},
+	{"published_range", "published range", unitTime, NonNegative, "[lo, hi] grid cell in which a published simulation found the crossing"},
+
 	// Estimates and statistics.
 	{"mean", "mean", "", Real, "a mean (the estimate's quantity gives its unit)"},
 	{"ci95", "95% half-width", "", NonNegative, "half-width of the 95% interval (or the interval itself, [lo, hi])"},
@@ -216,6 +225,7 @@ var textual = []string{
 	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
 	"reason", "violations", "path", "invariant", "values", "ignored",
 	"steady", "independent", "warnings",
+	"approximate", "versus_policy", "correlations", "staleness", "inside",
 }
 
 var byName = func() map[string]Quantity {

@@ -30,7 +30,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"map", "--period", "1100", "--start", "half:110", "--tol", "1e300"}, "--tol"},
 		{[]string{"map", "--tol", "0"}, "--tol"},
 		{[]string{"map", "--csv", "--json"}, "--json"},
-		{[]string{"meanfield", "--policy", "board-jsqd:2", "--period", "1000"}, "--period"},
+		{[]string{"meanfield", "--policy", "board-jsqd:2", "--period", "1000", "--discipline", "ps", "--sizes", "h2:4"}, "--period"}, // over the work budget
 		{[]string{"meanfield", "--policy", "board-jsqd:2", "--period", "1e12"}, "--period"},
 		{[]string{"meanfield", "--policy", "jsqd:1", "--load", "0.9999"}, "--load"},
 		{[]string{"meanfield", "--load", "1e-300"}, "--load"},

@@ -115,7 +115,7 @@ func TestEmitRefusesCorruptResults(t *testing.T) {
 		{"jobs not conserved", func() any { r := jiqRep(); r.Blocking = ptr(0.3); return r }(), "blocking + carried = 1, carried = busy/λ"},
 		{"not finite", func() any { r := jiqRep(); r.Busy = math.Inf(1); return r }(), "a finite number"},
 		{"sojourn below the mean size", &report.Map{Header: report.NewHeader("map"), Load: 0.9, Period: 400, Sojourn: 0.5, BoardMean: 1, Status: "converged"}, "≥ 1 (the mean job size)"},
-		{"negative wait", &report.Meanfield{Header: report.NewHeader("meanfield"), Load: 0.9, Sojourn: 2, MeanQueue: -1, Status: "converged"}, "≥ 0"},
+		{"negative wait", &report.Meanfield{Header: report.NewHeader("meanfield"), Load: 0.9, Sojourn: ptr(2.0), MeanQueue: ptr(-1.0), Status: "converged"}, "≥ 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
