@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"sync"
 
 	"github.com/fluidlb/fluid/outcome"
@@ -228,7 +229,13 @@ func (c *computation) await(work func()) bool {
 	}
 	done := make(chan any, 1)
 	go func() {
-		defer func() { done <- recover() }()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- workPanic{p, debug.Stack()}
+				return
+			}
+			done <- nil
+		}()
 		work()
 	}()
 	select {
@@ -241,6 +248,16 @@ func (c *computation) await(work func()) bool {
 		return false
 	}
 }
+
+// workPanic is a panic of work run on a goroutine of its own, with that
+// goroutine's stack: raised again on the caller's, whose stack alone would
+// not show where the bug is.
+type workPanic struct {
+	value any
+	stack []byte
+}
+
+func (p workPanic) String() string { return fmt.Sprintf("%v\n[work goroutine]\n%s", p.value, p.stack) }
 
 // each runs item(0), …, item(n−1) in order, like await on a goroutine of
 // its own, and returns how many finished: n, or fewer as soon as a signal

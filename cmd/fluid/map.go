@@ -112,7 +112,7 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 		return err
 	}
 	rep.Tally, rep.Start = tally.String(), st.String()
-	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
+	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last %d, not an attractor's", att.Iterations, att.Averaged))
 	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
 	return errors.Join(err, unsettled)
 }
@@ -170,7 +170,7 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	case outcome.Cycle:
 		fmt.Fprintf(tw, "attractor\tcycle of period %d after %d periods\n", att.Period, att.Iterations)
 	default:
-		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last 100)\n", att.Iterations)
+		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last %d)\n", att.Iterations, att.Averaged)
 	}
 	fmt.Fprintf(tw, "mean board at a refresh\t%.6g\n", rep.BoardMean)
 	fmt.Fprintf(tw, "mean time in system\t%.6g (%.4g·T)\n", rep.Sojourn, rep.Sojourn/o.period)

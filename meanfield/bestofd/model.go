@@ -11,6 +11,23 @@ const (
 	MaxD = farm.MaxSampled
 	// maxQueue bounds the count truncation.
 	maxQueue = 100_000
+	// MaxLoad is the largest load solved with exponential sizes, and
+	// MaxLoadH2 with H2 sizes: closer to 1 the fixed-point solve stalls at
+	// a residual of about 5·10⁻⁶ above its tolerance (measured: λ = 1 −
+	// 10⁻⁷ with exponential sizes, 1 − 10⁻⁶ with SCV 4 and 1 − 10⁻⁵ with
+	// SCV 30 end not settled; 1 − 10⁻⁶ and 1 − 10⁻⁴ solve in under a
+	// second).
+	MaxLoad   = 1 - 1e-6
+	MaxLoadH2 = 1 - 1e-4
+	// MaxSCVFCFS bounds the size spread under FCFS: the chain of count
+	// and phase in service needs thousands of levels beyond it (SCV 100
+	// solves in about 1.5 s at λ = 0.9; SCV 300 ran past 100 s). Under PS
+	// best of d is insensitive to the spread and any SCV solves at once.
+	MaxSCVFCFS = 100
+	// MaxSCV bounds it under PS: the H2's small-job and giant rates then
+	// differ by about 4·SCV², and beyond 10⁴ the level reduction loses the
+	// small jobs to rounding (SCV 10³⁰⁸ made its matrices singular).
+	MaxSCV = 10_000
 	// MinLoad is the smallest load solved: below it the fixed point is the
 	// empty system to double precision and its spectrum is not computable.
 	MinLoad = 1e-6
@@ -64,6 +81,15 @@ func (m *Model) Validate() error {
 	scv, err := scvOf(m.Sizes)
 	if err != nil {
 		return err
+	}
+	if top := map[bool]float64{false: MaxLoad, true: MaxLoadH2}[scv > 1]; m.Load > top {
+		return param.Errorf("Load", "λ = %v, want λ ≤ 1 − %.0e with %v sizes: closer to 1 the fixed point cannot be solved to its tolerance", m.Load, 1-top, m.Sizes)
+	}
+	if scv > MaxSCV {
+		return param.Errorf("Sizes", "SCV %v, want at most %v: the two phases' rates would differ by more than rounding can resolve", scv, float64(MaxSCV))
+	}
+	if m.Discipline == farm.FCFS && scv > MaxSCVFCFS {
+		return param.Errorf("Sizes", "SCV %v, want at most %v under FCFS: the server chain (count, phase in service) would need thousands of levels (under PS any SCV solves)", scv, float64(MaxSCVFCFS))
 	}
 	if m.D == 1 {
 		// Random dispatch: each server is an M/G/1 queue whose count

@@ -44,11 +44,16 @@ type AttractorResult struct {
 	// iterate when not settled).
 	Boards [][]float64
 	// Sojourn and BoardMean are averaged over the cycle (for a run that
-	// did not settle: Sojourn over its last 100 periods, BoardMean at the
-	// last iterate); SojournPoints lists the cycle's values.
+	// did not settle: Sojourn over its last Averaged periods, at most 100,
+	// BoardMean at the last iterate); SojournPoints lists the cycle's
+	// values.
 	Sojourn, BoardMean float64
 	SojournPoints      []float64
-	// Iterations counts the periods iterated from the start.
+	// Averaged is the number of periods Sojourn averages when the map did
+	// not settle (0 otherwise).
+	Averaged int
+	// Iterations counts the periods iterated from the start: at most
+	// MaxIter.
 	Iterations int
 	// Lost is the largest mass lost in one map evaluation.
 	Lost float64
@@ -214,8 +219,9 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	// Iterate on the free support first, to size the fixed support.
 	p := set.Start
 	longest := len(p)
-	var series []float64
-	for range 8 {
+	series := []float64{} // not nil: supportFunc records every period
+	warm := min(8, set.MaxIter/2) // periods on the free support
+	for range warm {
 		r, err := mp.Apply(p)
 		if err != nil {
 			return nil, err
@@ -225,10 +231,10 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		longest = max(longest, support(p, 1e-18))
 	}
 	n := max(2*longest+32, len(p))
-	done := 8 // periods iterated so far
+	done := warm // periods iterated so far
 	for {
 		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series}
-		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: set.MaxIter})
+		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: max(set.MaxIter-done, 1)})
 		if errors.Is(err, errLeftSupport) && n < 1<<16 {
 			// Grow the support and go on from where the mass began to leave
 			// (that evaluation is done again).
@@ -252,6 +258,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 			for _, v := range f.recent {
 				out.Sojourn += v / float64(len(f.recent))
 			}
+			out.Averaged = len(f.recent)
 			r, err := mp.Apply(att.Points[0])
 			if err != nil {
 				return nil, err
