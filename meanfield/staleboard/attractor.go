@@ -219,7 +219,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	// Iterate on the free support first, to size the fixed support.
 	p := set.Start
 	longest := len(p)
-	series := []float64{} // not nil: supportFunc records every period
+	series := []float64{}         // not nil: supportFunc records every period
 	warm := min(8, set.MaxIter/2) // periods on the free support
 	for range warm {
 		r, err := mp.Apply(p)
