@@ -48,6 +48,9 @@ const (
 	defaultTailTol = 1e-12
 	// maxIMax bounds the queueing truncation.
 	maxIMax = 100000
+	// MaxLoad bounds λ in the blocking scenario (at λ = 10³⁰⁰ the ODE
+	// check ended in a step-size underflow).
+	MaxLoad = 1e6
 )
 
 // Validate checks the parameters and returns a *param.Error naming the
@@ -58,6 +61,9 @@ func (m *Model) Validate() error {
 	}
 	if !param.Finite(m.Load) || m.Load <= 0 {
 		return param.Errorf("Load", "λ = %v, want a finite number > 0", m.Load)
+	}
+	if m.Load > MaxLoad {
+		return param.Errorf("Load", "λ = %v, want λ ≤ %v: beyond it blocking is 1 − 1/λ to rounding, and the fluid ODE's rates outrun its steps", m.Load, float64(MaxLoad))
 	}
 	if m.Scenario == Queueing && m.Load >= 1 {
 		return param.Errorf("Load", "λ = %v: the queueing scenario needs λ < 1 to be stable", m.Load)

@@ -4,6 +4,7 @@ import (
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/ode"
 	"github.com/fluidlb/fluid/outcome"
+	"math"
 )
 
 // SettleSettings control Settle. A nil pointer or zero field means the
@@ -18,7 +19,10 @@ type SettleSettings struct {
 	// where the state jitters at the tolerance level). The distance to the
 	// fixed point is about the residual divided by the slowest decay rate.
 	Tol float64
-	// MaxTime bounds the time integrated. Default 1e6.
+	// MaxTime bounds the time integrated. Default 10⁶ mean service times,
+	// and 10⁶/λ when λ < 1: the token pools move at rate λ, so at light
+	// load the limit is approached on a time scale of 1/λ (at λ = 10⁻⁶ the
+	// check ended not settled at t = 10⁶ with a residual of 2·10⁻⁷).
 	MaxTime float64
 }
 
@@ -38,6 +42,9 @@ type SettleResult struct {
 	Stats                ode.Stats
 }
 
+// MinSettleLoad is the lightest load Settle integrates to its limit.
+const MinSettleLoad = 1e-4
+
 // Settle integrates the fluid ODE from the start, in stretches of doubling
 // length (10, 20, 40, …), until it has settled (see SettleSettings.Tol) or
 // MaxTime has passed: an independent check of Limit.
@@ -45,12 +52,15 @@ func Settle(m *Model, s *SettleSettings) (*SettleResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if m.Load < MinSettleLoad {
+		return nil, param.Errorf("Load", "λ = %v, want λ ≥ %v for the ODE check (--verify): the token pools move at rate λ and the servers at rate 1, so settling takes about 10/λ of the integrator's steps (at λ = 10⁻⁹ it ran out of its 10⁷)", m.Load, MinSettleLoad)
+	}
 	var set SettleSettings
 	if s != nil {
 		set = *s
 	}
 	set.Tol = param.Or(set.Tol, 1e-11)
-	set.MaxTime = param.Or(set.MaxTime, 1e6)
+	set.MaxTime = param.Or(set.MaxTime, 1e6/math.Min(1, m.Load))
 	if err := param.Positive("Tol", set.Tol); err != nil {
 		return nil, err
 	}
