@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -66,7 +67,8 @@ func erlangSojourn(k int, lambda float64) float64 {
 // most, so it is the harder test of the procedure.
 //
 // Long: set FLUID_COVERAGE=1 (.ci/run does); FLUID_COVERAGE_RUNS changes
-// the number of runs.
+// the number of runs, FLUID_COVERAGE_CASE runs only the cases whose name
+// holds it.
 func TestCoverage(t *testing.T) {
 	if os.Getenv("FLUID_COVERAGE") == "" {
 		t.Skip("the coverage test runs with FLUID_COVERAGE=1 (about 10 minutes on 2 cores)")
@@ -89,8 +91,12 @@ func TestCoverage(t *testing.T) {
 		{"JIQ blocking, N = 100 (Jackson)", Model{Servers: 100, Load: 0.9, Alpha: []float64{0.7, 0.3}, Policy: farm.Policy{Kind: farm.JIQBlocking}}, 0, jq.Blocking, blocking},
 	}
 	runs := coverageRuns()
+	only := os.Getenv("FLUID_COVERAGE_CASE") // a substring of the cases to run (empty: all)
 	t.Logf("%-32s %8s %6s %8s %6s %6s %10s", "case", "exact", "runs", "covered", "low", "high", "jobs/run")
 	for ci, c := range cases {
+		if !strings.Contains(c.name, only) {
+			continue
+		}
 		covered, low, high := 0, 0, 0
 		var jobs int64
 		statuses := map[outcome.Status]int{}

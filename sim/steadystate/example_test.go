@@ -48,9 +48,9 @@ func Example() {
 		}
 	}
 	// Output:
-	// precision_reached after 6 checks
-	// sojourn 4.979 in [4.891, 5.076] (batch_means, 64 batches, warm-up 0% of 1084410)
-	// waited 0.7993 in [0.797, 0.8016] (batch_means, 64 batches, warm-up 0.12% of 1084410)
+	// precision_reached after 7 checks
+	// sojourn 4.973 in [4.902, 5.043] (batch_means, 64 batches, warm-up 0.42% of 1355513)
+	// waited 0.7994 in [0.7974, 0.8013] (batch_means, 64 batches, warm-up 0.094% of 1355513)
 }
 
 // Before any work: the relaxation time of a server's queue and the run

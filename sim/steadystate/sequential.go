@@ -15,6 +15,10 @@ type Controller struct {
 	s      Settings
 	checks int
 	next   int64 // the total at which the next check analyses (0: the first)
+	// precise says the last check met the precision: a run stops only on
+	// a second check in a row that meets it, with at least a quarter
+	// more data (see decide).
+	precise bool
 }
 
 // NewController returns a controller with the settings s (nil: the
@@ -127,10 +131,23 @@ func (c *Controller) decide(reps []*Series, final bool) Decision {
 		floor += int64(r.fine) * r.first
 	}
 	floor = max(floor, c.s.MinObservations)
+	// Stopping at the first check that meets the precision favours checks
+	// whose variance estimate happens to be low, which for right-skewed
+	// output (heavy-tailed sizes) are those whose mean is low: with H2
+	// sizes of SCV 30 under PS the 95% interval then covered the exact
+	// mean in 88% of 200 runs, 23 of the 24 misses low. So a run stops on
+	// the second check in a row that meets it, on at least 25% more data.
+	confirmed := precise && (c.precise || final)
+	c.precise = precise && d.Observations >= floor
 	switch {
-	case precise && d.Observations >= floor:
+	case confirmed && d.Observations >= floor:
 		d.Status = PrecisionReached
 	case final || d.Observations >= c.s.Budget:
+		if precise {
+			// Met once, at the budget: the confirming check needed a
+			// quarter more data.
+			d.Needed = max(d.Needed, int64(math.Ceil(1.25*float64(total))))
+		}
 		d.Status = NotSteady
 		if steady {
 			d.Status = BudgetReached
