@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,10 +18,12 @@ import (
 
 // The quick catalogue: every check passes, and every check would fail
 // against a broken theory value (1.25·x + 0.05, or the opposite tipping
-// outcome) judged on the same simulation.
+// outcome) judged on the same simulation. Long: its simulations take
+// minutes of CPU (more than the rest of the module's tests together), so
+// it runs with FLUID_COVERAGE=1, as .ci/run does with the coverage tests.
 func TestQuickCatalogue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the quick catalogue simulates for about two minutes")
+	if os.Getenv("FLUID_COVERAGE") == "" {
+		t.Skip("the quick catalogue runs with FLUID_COVERAGE=1 (minutes of simulation)")
 	}
 	rep, err := Run(&Settings{Quick: true})
 	if err != nil {
