@@ -244,6 +244,16 @@ func Solve(h *Homogeneous, s *Settings) (*Solution, error) {
 			break
 		}
 	}
+	sol.finish(h, G)
+	sol.Elapsed = time.Since(start)
+	return sol, nil
+}
+
+// finish sets G, U = A1 + A0·G, R = A0·(−U)⁻¹, the residual and the
+// decay rate, and marks a solution that fails its checks invalid.
+func (sol *Solution) finish(h *Homogeneous, G *mat.Dense) {
+	m, _ := G.Dims()
+	var lu mat.LU
 	sol.G = G
 	sol.U = mat.NewDense(m, m, nil)
 	sol.U.Mul(h.A0, G)
@@ -271,8 +281,6 @@ func Solve(h *Homogeneous, s *Settings) (*Solution, error) {
 			sol.Status = outcome.InvalidResult
 		}
 	}
-	sol.Elapsed = time.Since(start)
-	return sol, nil
 }
 
 // residualG is max |A2 + A1·G + A0·G²| relative to the largest rate.

@@ -157,6 +157,42 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 	L := len(l.Local) - 1
 	d := &Distribution{levelsL: L, Pi: make([][]float64, L+1)}
 	d.Status = outcome.Exact
+	u, err := d.topLevel(l, s)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := d.reduce(l, u)
+	if ok {
+		d.unroll(rs)
+	}
+	total := 0.0
+	for _, p := range d.Pi {
+		for _, v := range p {
+			total += v
+		}
+	}
+	if ok && l.Tail != nil {
+		ok = d.tailStart(l)
+		total += d.TailMass
+	}
+	if !ok {
+		d.Status = outcome.InvalidResult
+		d.Elapsed = time.Since(start)
+		return d, nil
+	}
+	d.normalise(total)
+	d.Residual = residualLevels(l, d)
+	if d.Status.OK() && !d.valid() {
+		d.Status = outcome.InvalidResult
+	}
+	d.Elapsed = time.Since(start)
+	return d, nil
+}
+
+// topLevel is the censored generator U_L of the top level: Local[L], and
+// with a tail (solved here by Solve) the returns from above through G.
+func (d *Distribution) topLevel(l *Levels, s *Settings) (*mat.Dense, error) {
+	L := d.levelsL
 	var u *mat.Dense
 	if l.Tail != nil {
 		sol, err := Solve(l.Tail, s)
@@ -178,8 +214,14 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 		u = mat.DenseCopyOf(l.Local[L])
 	}
 	fixDiagonal(u, l.Down[L])
-	// From the top down: R_{n−1} = Up[n−1]·(−U_n)⁻¹ and
-	// U_{n−1} = Local[n−1] + R_{n−1}·Down[n].
+	return u, nil
+}
+
+// reduce censors the levels from the top down, R_{n−1} = Up[n−1]·(−U_n)⁻¹
+// and U_{n−1} = Local[n−1] + R_{n−1}·Down[n], sets the unnormalised π_0
+// and returns the R_n (false if a censored generator is singular).
+func (d *Distribution) reduce(l *Levels, u *mat.Dense) ([]*mat.Dense, bool) {
+	L := d.levelsL
 	rs := make([]*mat.Dense, L)
 	var lu mat.LU
 	for n := L; n > 0; n-- {
@@ -190,9 +232,7 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 		// R·(−U) = Up ⇔ (−U)ᵀ·Rᵀ = Upᵀ.
 		var rt mat.Dense
 		if err := lu.SolveTo(&rt, true, l.Up[n-1].T()); err != nil {
-			d.Status = outcome.InvalidResult
-			d.Elapsed = time.Since(start)
-			return d, nil
+			return nil, false
 		}
 		rs[n-1] = mat.DenseCopyOf(rt.T())
 		next := new(mat.Dense)
@@ -202,7 +242,12 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 		u = next
 	}
 	d.Pi[0] = GTH(u)
-	for n := 1; n <= L; n++ {
+	return rs, true
+}
+
+// unroll sets the unnormalised π_n = π_{n−1}·R_{n−1} from π_0 up.
+func (d *Distribution) unroll(rs []*mat.Dense) {
+	for n := 1; n <= d.levelsL; n++ {
 		d.Pi[n] = rowTimes(d.Pi[n-1], rs[n-1])
 		// Unnormalised levels can grow past the range of floating point
 		// (M/M/N: π_n ∝ (λN)^n/n!, 10⁴¹² at N = 1,000); rescaling every
@@ -220,49 +265,48 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 			}
 		}
 	}
-	total := 0.0
-	for _, p := range d.Pi {
-		for _, v := range p {
-			total += v
-		}
+}
+
+// tailStart sets the unnormalised π_{L+1}, (I − R)⁻¹ and the tail's mass
+// (false if a matrix to invert is singular).
+func (d *Distribution) tailStart(l *Levels) bool {
+	L := d.levelsL
+	m, _ := l.Tail.A1.Dims()
+	// π_{L+1} = π_L·Up[L]·(−U)⁻¹ with the tail's U; R = A0·(−U)⁻¹.
+	negU := mat.NewDense(m, m, nil)
+	negU.Scale(-1, d.Tail.U)
+	var lu mat.LU
+	lu.Factorize(negU)
+	d.Evaluations++
+	var rt mat.Dense
+	if err := lu.SolveTo(&rt, true, l.Up[L].T()); err != nil {
+		return false
 	}
-	if l.Tail != nil {
-		m, _ := l.Tail.A1.Dims()
-		// π_{L+1} = π_L·Up[L]·(−U)⁻¹ with the tail's U; R = A0·(−U)⁻¹.
-		negU := mat.NewDense(m, m, nil)
-		negU.Scale(-1, d.Tail.U)
-		lu.Factorize(negU)
-		d.Evaluations++
-		var rt mat.Dense
-		if err := lu.SolveTo(&rt, true, l.Up[L].T()); err != nil {
-			d.Status = outcome.InvalidResult
-			d.Elapsed = time.Since(start)
-			return d, nil
-		}
-		d.TailStart = rowTimes(d.Pi[L], mat.DenseCopyOf(rt.T()))
-		// Σ_k R^k = (I − R)⁻¹.
-		imr := mat.NewDense(m, m, nil)
-		for i := range m {
-			for j := range m {
-				v := -d.Tail.R.At(i, j)
-				if i == j {
-					v++
-				}
-				imr.Set(i, j, v)
+	d.TailStart = rowTimes(d.Pi[L], mat.DenseCopyOf(rt.T()))
+	// Σ_k R^k = (I − R)⁻¹.
+	imr := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := range m {
+			v := -d.Tail.R.At(i, j)
+			if i == j {
+				v++
 			}
+			imr.Set(i, j, v)
 		}
-		d.sumR = mat.NewDense(m, m, nil)
-		if err := d.sumR.Inverse(imr); err != nil {
-			d.Status = outcome.InvalidResult
-			d.Elapsed = time.Since(start)
-			return d, nil
-		}
-		tail := rowTimes(d.TailStart, d.sumR)
-		for _, v := range tail {
-			d.TailMass += v
-		}
-		total += d.TailMass
 	}
+	d.sumR = mat.NewDense(m, m, nil)
+	if err := d.sumR.Inverse(imr); err != nil {
+		return false
+	}
+	tail := rowTimes(d.TailStart, d.sumR)
+	for _, v := range tail {
+		d.TailMass += v
+	}
+	return true
+}
+
+// normalise divides the levels and the tail by total, and sets MeanLevel.
+func (d *Distribution) normalise(total float64) {
 	for _, p := range d.Pi {
 		for i := range p {
 			p[i] /= total
@@ -277,20 +321,14 @@ func Stationary(l *Levels, s *Settings) (*Distribution, error) {
 			d.MeanLevel += float64(n) * v
 		}
 	}
-	if l.Tail != nil {
+	if d.Tail != nil {
 		// Σ_k (L+1+k)·π_{L+1}R^k·1 = π_{L+1}·[(L+1)(I−R)⁻¹ + R(I−R)⁻²]·1.
 		s1 := rowTimes(d.TailStart, d.sumR)
 		s2 := rowTimes(rowTimes(s1, d.Tail.R), d.sumR)
 		for i := range s1 {
-			d.MeanLevel += float64(L+1)*s1[i] + s2[i]
+			d.MeanLevel += float64(d.levelsL+1)*s1[i] + s2[i]
 		}
 	}
-	d.Residual = residualLevels(l, d)
-	if d.Status.OK() && !d.valid() {
-		d.Status = outcome.InvalidResult
-	}
-	d.Elapsed = time.Since(start)
-	return d, nil
 }
 
 // fixDiagonal sets the diagonal of the censored generator u of a level

@@ -243,21 +243,7 @@ func SolveCorrelation(m *Correlation, s *Settings) (*CorrelationResult, error) {
 	var pi []float64
 	if ps {
 		ch = psM1(m.Load, lw, M)
-		pi = make([]float64, len(ch.out))
-		var tot float64
-		for n := 0; n <= M; n++ {
-			lg, _ := math.Lgamma(float64(n + 1))
-			for j := 0; j <= n; j++ {
-				l1, _ := math.Lgamma(float64(j + 1))
-				l2, _ := math.Lgamma(float64(n - j + 1))
-				v := math.Exp(lg - l1 - l2 + float64(n)*math.Log(m.Load/2))
-				pi[levelStart(n)+j] = v
-				tot += v
-			}
-		}
-		for i := range pi {
-			pi[i] /= tot
-		}
+		pi = stationaryPS(m.Load, M, len(ch.out))
 	} else {
 		ch = fcfsM1(m.Load, lw, M)
 		var err error
@@ -267,12 +253,52 @@ func SolveCorrelation(m *Correlation, s *Settings) (*CorrelationResult, error) {
 	}
 	res := &CorrelationResult{Lags: append([]float64(nil), m.Lags...), MaxQueue: M, States: len(pi)}
 	res.Status = outcome.Exact
-	var eq, eg float64
+	eq, centred := res.moments(pi, ch, M, m.Load, lw, ps)
+	res.correlate(m.Lags, centred, ch, lam, eq, s.run())
+	vals := append([]float64{res.Mean, res.Variance, res.GiantShare, res.GiantStay, res.SmallStay, res.Lost}, res.Correlations...)
+	if !param.AllFinite(vals) || !(res.Variance > 0) {
+		res.Status = outcome.InvalidResult
+		for i := range res.Correlations {
+			res.Correlations[i] = 0
+		}
+		res.Mean, res.Variance, res.GiantShare, res.GiantStay, res.SmallStay = 0, 0, 0, 0, 0
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// stationaryPS is the PS queue's stationary law truncated at M jobs:
+// the count is geometric (λⁿ) and, given n jobs, the giants among them
+// binomial(n, 1/2) in the level's states (normalised over the truncation).
+func stationaryPS(load float64, M, states int) []float64 {
+	pi := make([]float64, states)
+	var tot float64
+	for n := 0; n <= M; n++ {
+		lg, _ := math.Lgamma(float64(n + 1))
+		for j := 0; j <= n; j++ {
+			l1, _ := math.Lgamma(float64(j + 1))
+			l2, _ := math.Lgamma(float64(n - j + 1))
+			v := math.Exp(lg - l1 - l2 + float64(n)*math.Log(load/2))
+			pi[levelStart(n)+j] = v
+			tot += v
+		}
+	}
+	for i := range pi {
+		pi[i] /= tot
+	}
+	return pi
+}
+
+// moments sets res's Mean, Variance, Lost and the giants' share and stays
+// from the stationary law pi, and returns the mean count and the centred
+// vector π·(Q − E[Q]).
+func (res *CorrelationResult) moments(pi []float64, ch *sparseChain, M int, load float64, lw law, ps bool) (eq float64, centred []float64) {
+	var eg float64
 	for s, v := range pi {
 		eq += v * ch.count[s]
 		eg += v * ch.giant[s]
 	}
-	centred := make([]float64, len(pi))
+	centred = make([]float64, len(pi))
 	for s, v := range pi {
 		d := ch.count[s] - eq
 		res.Variance += v * d * d
@@ -282,7 +308,7 @@ func SolveCorrelation(m *Correlation, s *Settings) (*CorrelationResult, error) {
 	for s := len(pi) - 1; s >= 0 && ch.count[s] == float64(M); s-- {
 		res.Lost += pi[s]
 	}
-	through := m.Load * (1 - res.Lost)
+	through := load * (1 - res.Lost)
 	if lw.h2() {
 		pg := lw.p[1]
 		if ps {
@@ -299,46 +325,41 @@ func SolveCorrelation(m *Correlation, s *Settings) (*CorrelationResult, error) {
 			res.GiantShare = pg * res.GiantStay / (eq / through)
 		}
 	}
-	// The lags in increasing order, each evolved from the one before.
-	order := make([]int, len(m.Lags))
+	return eq, centred
+}
+
+// correlate sets res.Correlations: ρ at each lag, from the centred vector
+// π·(Q − E[Q]) evolved by uniformisation at rate lam; the lags in
+// increasing order, each evolved from the one before.
+func (res *CorrelationResult) correlate(lags, centred []float64, ch *sparseChain, lam, eq float64, run outcome.Run) {
+	order := make([]int, len(lags))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpFloat(m.Lags[a], m.Lags[b]) })
-	res.Correlations = make([]float64, len(m.Lags))
+	slices.SortFunc(order, func(a, b int) int { return cmpFloat(lags[a], lags[b]) })
+	res.Correlations = make([]float64, len(lags))
 	v := centred
 	w := make([]float64, len(v))
 	acc := make([]float64, len(v))
-	run := s.run()
 	prev := 0.0
 	for _, i := range order {
 		if run.Stopped() {
 			res.Status = outcome.Interrupted
 			break
 		}
-		dt := m.Lags[i] - prev
+		dt := lags[i] - prev
 		if dt > 0 {
 			steps := uniformise(acc, v, w, ch, lam, dt)
 			res.Evaluations += steps
 			v, acc = acc, v
 		}
-		prev = m.Lags[i]
+		prev = lags[i]
 		var cov float64
 		for s, x := range v {
 			cov += x * (ch.count[s] - eq)
 		}
 		res.Correlations[i] = cov / res.Variance
 	}
-	vals := append([]float64{res.Mean, res.Variance, res.GiantShare, res.GiantStay, res.SmallStay, res.Lost}, res.Correlations...)
-	if !param.AllFinite(vals) || !(res.Variance > 0) {
-		res.Status = outcome.InvalidResult
-		for i := range res.Correlations {
-			res.Correlations[i] = 0
-		}
-		res.Mean, res.Variance, res.GiantShare, res.GiantStay, res.SmallStay = 0, 0, 0, 0, 0
-	}
-	res.Elapsed = time.Since(start)
-	return res, nil
 }
 
 func cmpFloat(a, b float64) int {

@@ -133,65 +133,9 @@ func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 	lw, _ := lawOf(m.Sizes)
 	N := m.Servers
 	lam := m.Load * float64(N)
-	ph := func(n int) int { // phases of level n
-		if !lw.h2() {
-			return 1
-		}
-		return min(n, N) + 1
-	}
-	// Phase k of an H2 level: k giants in service; exponential: one phase.
-	var p, mus, mug float64
-	if lw.h2() {
-		p, mus, mug = lw.p[1], lw.mu[0], lw.mu[1]
-	} else {
-		mus = 1
-	}
-	out := func(n, k int) float64 { // completion rate in (n, k)
-		busy := min(n, N)
-		return float64(k)*mug + float64(busy-k)*mus
-	}
-	l := &qbd.Levels{}
-	for n := 0; n <= N; n++ {
-		d := ph(n)
-		local := mat.NewDense(d, d, nil)
-		var up, down *mat.Dense
-		if n < N {
-			up = mat.NewDense(d, ph(n+1), nil)
-		} else {
-			up = mat.NewDense(d, d, nil)
-		}
-		if n > 0 {
-			down = mat.NewDense(d, ph(n-1), nil)
-		}
-		for k := range d {
-			local.Set(k, k, -lam-out(n, k))
-			switch {
-			case !lw.h2() || n == N:
-				up.Set(k, k, lam)
-			default:
-				up.Set(k, k, lam*(1-p))
-				up.Set(k, k+1, lam*p)
-			}
-			if n == 0 {
-				continue
-			}
-			// Below and at N a completion leaves a server idle.
-			if k > 0 {
-				down.Set(k, k-1, float64(k)*mug)
-			}
-			if r := float64(min(n, N)-k) * mus; r > 0 {
-				down.Set(k, k, down.At(k, k)+r)
-			}
-		}
-		l.Local, l.Up, l.Down = append(l.Local, local), append(l.Up, up), append(l.Down, down)
-	}
-	d := ph(N)
-	tail := &qbd.Homogeneous{A0: mat.NewDense(d, d, nil), A1: mat.NewDense(d, d, nil), A2: completions(N, lw)}
-	for k := range d {
-		tail.A0.Set(k, k, lam)
-		tail.A1.Set(k, k, -lam-out(N, k))
-	}
-	l.Tail = tail
+	c := lwChain{N: N, lam: lam, lw: lw}
+	l := c.levels()
+	tail := l.Tail
 	dist, err := qbd.Stationary(l, &qbd.Settings{})
 	if err != nil {
 		return nil, err
@@ -218,13 +162,29 @@ func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 	res.FCFSSojourn = 1 + ew
 	res.States = 0
 	for n := 0; n <= N; n++ {
-		res.States += ph(n)
+		res.States += c.phases(n)
 	}
+	lwWait(res, dist, tail.A2, N, lw, m.Discipline)
+	res.finish(m.Load)
+	extras := append([]float64{res.QueueMean, res.Busy, res.FCFSSojourn}, res.WaitLST...)
+	if !param.AllFinite(extras) || res.Status == outcome.InvalidResult {
+		res.Status = outcome.InvalidResult
+		res.QueueMean, res.Busy, res.FCFSSojourn = 0, 0, 0
+		res.WaitLST = nil
+		res.Sojourn, res.MeanQueue, res.Delay, res.WaitProb = 0, 0, 0, 0
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// lwWait sets res's WaitLST, the transform of W at each phase rate, and
+// from it the sojourn time of the discipline.
+func lwWait(res *LeastWorkResult, dist *qbd.Distribution, d1 *mat.Dense, N int, lw law, disc farm.Discipline) {
 	// The transform of W at each phase rate.
 	for _, mu := range lw.mu {
-		res.WaitLST = append(res.WaitLST, waitLST(dist, tail.A2, N, lw, mu))
+		res.WaitLST = append(res.WaitLST, waitLST(dist, d1, N, lw, mu))
 	}
-	if m.Discipline == farm.PS {
+	if disc == farm.PS {
 		var mins float64
 		for c, mu := range lw.mu {
 			mins += lw.p[c] * (1 - res.WaitLST[c]) / mu
@@ -237,16 +197,88 @@ func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 	} else {
 		res.Sojourn = res.FCFSSojourn
 	}
-	res.finish(m.Load)
-	extras := append([]float64{res.QueueMean, res.Busy, res.FCFSSojourn}, res.WaitLST...)
-	if !param.AllFinite(extras) || res.Status == outcome.InvalidResult {
-		res.Status = outcome.InvalidResult
-		res.QueueMean, res.Busy, res.FCFSSojourn = 0, 0, 0
-		res.WaitLST = nil
-		res.Sojourn, res.MeanQueue, res.Delay, res.WaitProb = 0, 0, 0, 0
+}
+
+// lwChain is the M/H2/N (or M/M/N) central queue as a level-dependent
+// QBD: level n jobs in the farm, and with H2 sizes phase k the number of
+// giants in service.
+type lwChain struct {
+	N   int
+	lam float64
+	lw  law
+}
+
+// phases is the number of phases of level n.
+func (c lwChain) phases(n int) int {
+	if !c.lw.h2() {
+		return 1
 	}
-	res.Elapsed = time.Since(start)
-	return res, nil
+	return min(n, c.N) + 1
+}
+
+// rates are the small and giant jobs' service rates and the probability
+// p of a giant (exponential sizes: rate 1, no giant).
+func (c lwChain) rates() (p, mus, mug float64) {
+	if c.lw.h2() {
+		return c.lw.p[1], c.lw.mu[0], c.lw.mu[1]
+	}
+	return 0, 1, 0
+}
+
+// out is the completion rate in (n, k).
+func (c lwChain) out(n, k int) float64 {
+	_, mus, mug := c.rates()
+	busy := min(n, c.N)
+	return float64(k)*mug + float64(busy-k)*mus
+}
+
+// levels is the chain's generator: levels 0…N, then the homogeneous tail.
+func (c lwChain) levels() *qbd.Levels {
+	N, lam, lw := c.N, c.lam, c.lw
+	p, mus, mug := c.rates()
+	l := &qbd.Levels{}
+	for n := 0; n <= N; n++ {
+		d := c.phases(n)
+		local := mat.NewDense(d, d, nil)
+		var up, down *mat.Dense
+		if n < N {
+			up = mat.NewDense(d, c.phases(n+1), nil)
+		} else {
+			up = mat.NewDense(d, d, nil)
+		}
+		if n > 0 {
+			down = mat.NewDense(d, c.phases(n-1), nil)
+		}
+		for k := range d {
+			local.Set(k, k, -lam-c.out(n, k))
+			switch {
+			case !lw.h2() || n == N:
+				up.Set(k, k, lam)
+			default:
+				up.Set(k, k, lam*(1-p))
+				up.Set(k, k+1, lam*p)
+			}
+			if n == 0 {
+				continue
+			}
+			// Below and at N a completion leaves a server idle.
+			if k > 0 {
+				down.Set(k, k-1, float64(k)*mug)
+			}
+			if r := float64(min(n, N)-k) * mus; r > 0 {
+				down.Set(k, k, down.At(k, k)+r)
+			}
+		}
+		l.Local, l.Up, l.Down = append(l.Local, local), append(l.Up, up), append(l.Down, down)
+	}
+	d := c.phases(N)
+	tail := &qbd.Homogeneous{A0: mat.NewDense(d, d, nil), A1: mat.NewDense(d, d, nil), A2: completions(N, lw)}
+	for k := range d {
+		tail.A0.Set(k, k, lam)
+		tail.A1.Set(k, k, -lam-c.out(N, k))
+	}
+	l.Tail = tail
+	return l
 }
 
 // completions is D₁ of the busy farm (all N servers busy, a queue

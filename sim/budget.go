@@ -308,12 +308,44 @@ const (
 
 // cost works out the expected size of one replication (c normalized).
 func (c *config) cost() cost {
-	n, k := float64(c.Servers), float64(c.Dispatchers)
-	rate := c.Load * n
 	var r cost
+	lengthField := c.runLength(&r)
+	n := float64(c.Servers)
+	r.arrivals = c.Load * n * r.time
+	if c.Horizon == 0 {
+		r.arrivals = max(r.arrivals, float64(c.jobsPerRep())+float64(c.Warmup))
+	}
+	if c.Period > 0 {
+		r.refreshes = r.time/c.Period + 1
+	}
+	if c.CorrelationAge > 0 {
+		r.snapshots = r.time / c.CorrelationAge
+	}
+	if c.Policy.JIQ() {
+		r.exchanges = c.Exchange * n * r.time
+	}
+	c.workCost(&r, lengthField)
+	c.memoryCost(&r)
+
+	// Numbers kept in the Rep.
+	r.keptNumbers = float64(len(c.SampleTimes)) * float64(2+OccupancyLevels+c.Dispatchers)
+	if c.RecordFinal {
+		r.keptNumbers += n
+	}
+	if c.Series {
+		r.keptNumbers += 2 * r.refreshes
+	}
+	return r
+}
+
+// runLength sets r's startJobs, time and timeField, and returns the field
+// that sets the run's length in events (Jobs, Budget or Horizon).
+func (c *config) runLength(r *cost) (lengthField string) {
+	n := float64(c.Servers)
+	rate := c.Load * n
 	var most float64
 	r.startJobs, most = c.startJobs()
-	lengthField := "Jobs"
+	lengthField = "Jobs"
 	if c.sequential() {
 		lengthField = "Budget"
 	}
@@ -351,22 +383,13 @@ func (c *config) cost() cost {
 	if m := len(c.SampleTimes); m > 0 && c.SampleTimes[m-1] > r.time {
 		r.time, r.timeField = c.SampleTimes[m-1], "SampleTimes"
 	}
-	r.arrivals = rate * r.time
-	if c.Horizon == 0 {
-		r.arrivals = max(r.arrivals, float64(c.jobsPerRep())+float64(c.Warmup))
-	}
-	if c.Period > 0 {
-		r.refreshes = r.time/c.Period + 1
-	}
-	if c.CorrelationAge > 0 {
-		r.snapshots = r.time / c.CorrelationAge
-	}
-	if c.Policy.JIQ() {
-		r.exchanges = c.Exchange * n * r.time
-	}
-	samples := float64(len(c.SampleTimes))
+	return lengthField
+}
 
-	// Work, in operations of about an arrival's cost.
+// workCost sets r.work: the replication's work, in operations of about an
+// arrival's cost, from the counts runLength and cost worked out.
+func (c *config) workCost(r *cost, lengthField string) {
+	n, k := float64(c.Servers), float64(c.Dispatchers)
 	w := &r.work
 	w.add("Servers", 4*n+k)
 	w.add("Start", 2*r.startJobs)
@@ -396,9 +419,13 @@ func (c *config) cost() cost {
 	w.add("Period", r.refreshes+changed*n*reads)
 	w.add("CorrelationAge", 2*n*r.snapshots)
 	w.add("Exchange", r.exchanges)
-	w.add("SampleTimes", samples*(n+k))
+	w.add("SampleTimes", float64(len(c.SampleTimes))*(n+k))
+}
 
-	// Memory of the replication in progress.
+// memoryCost sets r.bytes: the memory of the replication in progress.
+func (c *config) memoryCost(r *cost) {
+	n, k := float64(c.Servers), float64(c.Dispatchers)
+	p := c.Policy
 	b := &r.bytes
 	perServer := serverBytes
 	if p.UsesBoard() {
@@ -444,16 +471,6 @@ func (c *config) cost() cost {
 		b.add("Load", 2*r.arrivals*(1-1/c.Load)*jobBytes)
 	}
 	b.add("Policy", 16*float64(p.D))
-
-	// Numbers kept in the Rep.
-	r.keptNumbers = samples * float64(2+OccupancyLevels+c.Dispatchers)
-	if c.RecordFinal {
-		r.keptNumbers += n
-	}
-	if c.Series {
-		r.keptNumbers += 2 * r.refreshes
-	}
-	return r
 }
 
 // sizeMax is about the largest of n sizes drawn from z: its 1 − 1/n

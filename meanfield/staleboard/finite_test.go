@@ -1,11 +1,13 @@
 package staleboard
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/outcome"
 )
 
@@ -51,13 +53,13 @@ func TestBoardNoise(t *testing.T) {
 		var row float64
 		for j := range nz.Dim {
 			row += cov.At(i, j)
-			if d := math.Abs(direct.At(i, j) - nz.Timing.At(i, j)); d > 1e-10*(1+math.Abs(direct.At(i, j))) {
-				t.Fatalf("timing[%d][%d] = %v, direct sum %v", i, j, nz.Timing.At(i, j), direct.At(i, j))
+			// The same algebra summed in two orders: 1e-10 absolute and relative.
+			if !approx.Check(t, fmt.Sprintf("timing[%d][%d] against the direct sum", i, j), nz.Timing.At(i, j), direct.At(i, j), 1e-10, 1e-10) {
+				t.FailNow()
 			}
 		}
-		if math.Abs(row) > 1e-9 {
-			t.Errorf("row %d of Σ sums to %v, want 0", i, row)
-		}
+		// Mass-preserving to rounding of a few hundred terms of order 1: 1e-9.
+		approx.Check(t, fmt.Sprintf("row %d of Σ", i), row, 0, 1e-9, 0)
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(cov, false) {
@@ -77,9 +79,7 @@ func TestBoardNoise(t *testing.T) {
 			w += float64(i*j) * cov.At(i, j)
 		}
 	}
-	if math.Abs(v-w) > 1e-8*w {
-		t.Errorf("board mean variance %v from the matrix, %v directly", w, v)
-	}
+	approx.Check(t, "board mean variance, direct against the matrix", v, w, 0, 1e-8)
 }
 
 // The escape analysis brackets what it must: just above the N = ∞ edge a
@@ -129,9 +129,11 @@ func TestTipProbability(t *testing.T) {
 		{FiniteModel: FiniteModel{System: sys, Servers: 4}, Period: 300},
 		{FiniteModel: FiniteModel{System: sys, Servers: 100, Horizon: MaxHorizon + 1}, Period: 300},
 	} {
-		if _, err := TipProbability(bad, nil); err == nil {
-			t.Errorf("%+v accepted", *bad)
-		}
+		t.Run(fmt.Sprintf("%+v", *bad), func(t *testing.T) {
+			if _, err := TipProbability(bad, nil); err == nil {
+				t.Errorf("%+v accepted", *bad)
+			}
+		})
 	}
 }
 
@@ -161,8 +163,9 @@ func TestFiniteEdgePublished(t *testing.T) {
 			t.Fatalf("N = %d: %+v", n, r)
 		}
 		t.Logf("N = %d: T*(N)(1−λ)² = %.4f [%.4f, %.4f], %d escape analyses", n, r.Scaled, r.Lo*m1(0.9), r.Hi*m1(0.9), r.Escapes)
-		if w, ok := want[n]; ok && math.Abs(r.Scaled-w) > 0.05*w {
-			t.Errorf("N = %d: %.4f, published about %v (5%%)", n, r.Scaled, w)
+		if w, ok := want[n]; ok {
+			// The published simulations give one or two digits: 5%.
+			approx.Check(t, fmt.Sprintf("N = %d: T*(N)(1−λ)²", n), r.Scaled, w, 0, 0.05)
 		}
 		if !(r.Scaled < prev && r.Scaled > inf) {
 			t.Errorf("N = %d: %.4f does not lie between the N = ∞ edge %.4f and the smaller N's %.4f", n, r.Scaled, inf, prev)
@@ -205,7 +208,5 @@ func TestFiniteNoEdge(t *testing.T) {
 	if r.Status != outcome.NoEdge || r.Infinite.Status != outcome.NoEdge {
 		t.Errorf("k = 2, N = 100: %v (N = ∞: %v), scaled %v; want no edge", r.Status, r.Infinite.Status, r.Scaled)
 	}
-	if math.Abs(r.Scaled-0.05) > 1e-12 {
-		t.Errorf("no edge: scaled %v, want the floor 0.05", r.Scaled)
-	}
+	approx.Check(t, "no edge: scaled period (the floor)", r.Scaled, 0.05, 1e-12, 0)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 )
@@ -70,7 +71,8 @@ func FuzzModelValidate(f *testing.F) {
 		for _, x := range p {
 			sum += x
 		}
-		if len(p) != st.MaxJobs()+1 || math.Abs(sum-1) > 1e-9 {
+		// A distribution: mass 1 to rounding over up to MaxStartJobs terms.
+		if len(p) != st.MaxJobs()+1 || !approx.Equal(sum, 1, 1e-9, 0) {
 			t.Fatalf("Board(%+v): %d entries, mass %v", st, len(p), sum)
 		}
 	})

@@ -20,6 +20,7 @@ type coverageCase struct {
 	exact    []float64 // the targets' exact stationary means
 	proc     func(run uint64) process
 	plan     *Model    // for the planned run length, where there is one
+	long     bool      // only with FLUID_COVERAGE=1 (.ci/run sets it)
 	full     bool      // only with STEADYSTATE_FULL=1 (minutes of work)
 	settings *Settings // nil: the defaults with the targets
 }
@@ -108,7 +109,10 @@ func wilson(k, n int) (lo, hi float64) {
 // Pollaczek–Khinchine. The M/H2/1 cases (4·10⁷ and 10⁸ jobs a run, 3 and
 // 8 minutes on two free cores) run only with STEADYSTATE_FULL=1, so that
 // the package's tests stay within go test's default timeout on a shared
-// machine.
+// machine. go test runs the first AR(1) case alone (about 5 s of CPU);
+// the other four (about 110 s of CPU, a minute on two free cores) run
+// with FLUID_COVERAGE=1, as .ci/run does with the simulator's coverage
+// test.
 //
 // Measured with STEADYSTATE_FULL=1 (coverage with its 95% Wilson
 // interval; misses below/above; mean observations at the stop):
@@ -128,6 +132,7 @@ func TestCoverage(t *testing.T) {
 		t.Skip("minutes of simulation")
 	}
 	full := os.Getenv("STEADYSTATE_FULL") == "1"
+	long := full || os.Getenv("FLUID_COVERAGE") != ""
 	mm1 := Model{Servers: 1, Load: 0.9, ArrivalSCV: 1, SizeSCV: 1, SizeMoment3: 6}
 	h10 := Model{Servers: 1, Load: 0.9, ArrivalSCV: 1, SizeSCV: 10, SizeMoment3: newH2(10).moment3()}
 	h30 := Model{Servers: 1, Load: 0.9, ArrivalSCV: 1, SizeSCV: 30, SizeMoment3: newH2(30).moment3()}
@@ -135,18 +140,18 @@ func TestCoverage(t *testing.T) {
 	cases := []coverageCase{
 		{name: "AR(1) φ = 0.999", channels: 1, targets: []Quantity{MeanOf("X", 0)}, exact: []float64{100},
 			proc: func(i uint64) process { return &ar1{mu: 100, phi: 0.999, sigma: 1, x: 0, rng: newRand(20, i)} }},
-		{name: "AR(1) φ = 0.9999", channels: 1, targets: []Quantity{MeanOf("X", 0)}, exact: []float64{1000},
+		{name: "AR(1) φ = 0.9999", long: true, channels: 1, targets: []Quantity{MeanOf("X", 0)}, exact: []float64{1000},
 			proc: func(i uint64) process { return &ar1{mu: 1000, phi: 0.9999, sigma: 1, x: 0, rng: newRand(21, i)} }},
-		{name: "Markov-modulated", channels: 1, targets: []Quantity{MeanOf("X", 0)}, exact: []float64{mmpp.mean()},
+		{name: "Markov-modulated", long: true, channels: 1, targets: []Quantity{MeanOf("X", 0)}, exact: []float64{mmpp.mean()},
 			proc: func(i uint64) process {
 				return &modulated{p0: mmpp.p0, p1: mmpp.p1, level: mmpp.level, state: 1, rng: newRand(22, i)}
 			}},
-		{name: "M/M/1 sojourn", channels: 4, targets: []Quantity{MeanOf("T", 0)}, exact: []float64{10}, plan: &mm1,
+		{name: "M/M/1 sojourn", long: true, channels: 4, targets: []Quantity{MeanOf("T", 0)}, exact: []float64{10}, plan: &mm1,
 			proc: func(i uint64) process { return &lindley{lambda: 0.9, sizes: newH2(1), rng: newRand(23, i)} }},
 		// Four targets at once, as JMT stops: the time in system, the
 		// probability of waiting (ρ), the time in system of those who
 		// waited (a ratio; 1/(1 − ρ) + 1) and the wait (ρ/(1 − ρ)).
-		{name: "M/M/1 four measures", channels: 4,
+		{name: "M/M/1 four measures", long: true, channels: 4,
 			targets: []Quantity{MeanOf("T", 0), MeanOf("P(W>0)", 1), RatioOf("T|W>0", 2, 1), MeanOf("W", 3)},
 			exact:   []float64{10, 0.9, 11, 9}, plan: &mm1,
 			proc: func(i uint64) process { return &lindley{lambda: 0.9, sizes: newH2(1), rng: newRand(24, i)} }},
@@ -158,7 +163,7 @@ func TestCoverage(t *testing.T) {
 	const runs = 200
 	var table []string
 	for _, c := range cases {
-		if c.full && !full {
+		if c.full && !full || c.long && !long {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
