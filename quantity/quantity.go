@@ -222,7 +222,7 @@ var textual = []string{
 	"stability", "ode_check", "confirmation", "simulated", "refined", "eigenvalues", "leading",
 	"empty_pools", "tokens_determined", "zero_limit", "confirm", "simulate", "replacement",
 	"precision_reached", "partial", "empty", "above_ok", "below_tipped", "switches", "sim",
-	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
+	"checks", "case", "source", "quantity", "pass", "quick", "interrupted", "recorded",
 	"reason", "violations", "path", "invariant", "values", "ignored",
 	"steady", "independent", "warnings",
 	"approximate", "versus_policy", "correlations", "staleness", "inside",
