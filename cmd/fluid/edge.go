@@ -69,10 +69,10 @@ logistic fit of the fraction that tipped, with its 95% interval.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "dispatchers k: a list or ranges")
-	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1; a list or ranges")
-	f.StringVar(&o.servers, "servers", "", "servers N for finite-N edges: a list or ranges (none: N → ∞ only)")
-	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, "finite N: refresh periods H within which a system must tip (1..1000000)")
+	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", concept("dispatchers", "a list or ranges"))
+	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, concept("load", "0 < λ < 1; a list or ranges"))
+	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
+	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, concept("horizon", "finite N; 1..1000000"))
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
@@ -330,7 +330,7 @@ func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\nT* is bracketed to 1e-4 relative; branch = pass in progress at T* on the last balanced fixed point;\n")
-	fmt.Fprintf(&b, "sojourn = mean time in system there (service times). %d entries in %.1f s.\n", len(r.Rows), r.Seconds)
+	fmt.Fprintf(&b, "sojourn = mean time in system there (service times). %s in %.1f s.\n", plural(len(r.Rows), "entry"), r.Seconds)
 	if finite {
 		writeEdgeFinite(&b, r)
 	}

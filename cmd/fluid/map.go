@@ -51,10 +51,10 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o) },
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends to the board (1 = shared tally or partitioned)")
+	f.IntVarP(&o.k, "dispatchers", "k", 5, concept("dispatchers", "each adds its own sends to the board (1 = shared tally or partitioned); one value: for a grid, fluid sweep map"))
 	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
-	f.Float64Var(&o.period, "period", 400, "board refresh period T, in mean service times")
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "0 < λ < 1; one value: for a grid, fluid sweep map"))
+	f.Float64Var(&o.period, "period", 400, concept("period", ""))
 	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
 	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods iterated")
 	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
@@ -162,7 +162,7 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	case staleboard.Partitioned:
 		tallyNote = " partitioned (each part is the k = 1 map)"
 	}
-	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
+	fmt.Fprintf(&b, "Refresh-period map: %s%s, load λ = %s, refresh period T = %s, start %s\n\n", plural(o.k, "dispatcher"), tallyNote, g(o.load), g(o.period), rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Status {
 	case outcome.FixedPoint:

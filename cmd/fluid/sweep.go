@@ -400,6 +400,9 @@ func plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing
 	}
+	if strings.HasSuffix(thing, "y") && !strings.ContainsAny(thing[len(thing)-2:len(thing)-1], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, thing[:len(thing)-1]) // entry → entries
+	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 

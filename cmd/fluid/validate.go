@@ -127,9 +127,9 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 		what = "quick catalogue"
 	}
 	if rep.Status == outcome.Interrupted {
-		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %d cases, %d checks\n\n", what, rep.Done, rep.Cases, len(rep.Checks))
+		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %s, %s\n\n", what, rep.Done, plural(rep.Cases, "case"), plural(len(rep.Checks), "check"))
 	} else {
-		fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
+		fmt.Fprintf(&b, "Theory against simulation (%s): %s, %s\n\n", what, plural(rep.Cases, "case"), plural(len(rep.Checks), "check"))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tcheck\tN\ttheory\tsimulation\t± 99.9% (verdict)\tallowance\tverdict\tseconds")

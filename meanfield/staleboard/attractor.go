@@ -215,7 +215,9 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	p := set.Start
 	longest := len(p)
 	var series []float64
-	for range 8 {
+	// At most MaxIter periods in all: the warm-up's count against it.
+	warm := min(8, set.MaxIter-1)
+	for range warm {
 		r, err := mp.Apply(p)
 		if err != nil {
 			return nil, err
@@ -225,16 +227,16 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		longest = max(longest, support(p, 1e-18))
 	}
 	n := max(2*longest+32, len(p))
-	done := 8 // periods iterated so far
+	done := warm // periods iterated so far
 	for {
 		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series}
-		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: set.MaxIter})
+		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: max(1, set.MaxIter-done)})
 		if errors.Is(err, errLeftSupport) && n < 1<<16 {
 			// Grow the support and go on from where the mass began to leave
 			// (that evaluation is done again).
 			p, n = f.lastIn, 2*n
 			done += f.nEval - 1
-			series = f.series[:len(f.series)-1]
+			series = f.series[:max(0, len(f.series)-1)]
 			continue
 		}
 		if err != nil {
