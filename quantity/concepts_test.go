@@ -34,4 +34,3 @@ func TestConceptsDeclared(t *testing.T) {
 		t.Errorf("load usage %q", c.Usage())
 	}
 }
-
