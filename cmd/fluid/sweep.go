@@ -152,7 +152,9 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 	sorted := tf.SortFlags
 	tf.SortFlags = false
 	tf.VisitAll(func(tfl *pflag.Flag) {
-		if tfl.Name == "json" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
+		// --json is how each task runs; --csv would replace the JSON the
+		// sweep stores (every task would fail).
+		if tfl.Name == "json" || tfl.Name == "csv" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
 			return
 		}
 		kind := flagKind(tfl)

@@ -110,3 +110,19 @@ func isIndex(s string) bool {
 	}
 	return true
 }
+
+// TestSweepOffersNoOutputFlags: a sweep runs each task with --json and
+// stores that; a sweep subcommand offering --csv (or --json) lets every
+// task fail.
+func TestSweepOffersNoOutputFlags(t *testing.T) {
+	for _, cmd := range allCommands(newRoot()) {
+		if cmd.Parent() == nil || cmd.Parent().Name() != "sweep" || !strings.Contains(cmd.Use, "--out DIR") {
+			continue
+		}
+		for _, name := range []string{"csv", "json"} {
+			if cmd.Flags().Lookup(name) != nil {
+				t.Errorf("%s offers --%s", cmd.CommandPath(), name)
+			}
+		}
+	}
+}
