@@ -33,12 +33,24 @@ func newMap() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "map",
 		Short: "Iterate the refresh-period map of the stale board and report its attractor",
-		Long: `map iterates the refresh-period map Φ_T of the stale load board for k dispatchers
-with own tallies at load λ and refresh period T from a start, and reports where it
-settles: a fixed point (the balanced state, or a herded fixed point at short T), a
-cycle (the herd: two groups swapping), or nothing within --iterations. It prints the
-mean board value at each refresh, the mean time in system (averaged over the cycle),
-the branch (pass in progress at T) and the mass lost to truncation.
+		Long: `map follows a very large farm (N → ∞) whose k dispatchers send jobs by a
+load board refreshed every T, each adding its own sends to what the board shows:
+the refresh-period map gives what the board shows at one refresh from what it
+showed at the last, and map iterates it from a start and reports where it
+settles (its attractor): a fixed point (the balanced state, or a herded fixed
+point at short T), a cycle (the herd: groups of servers taking the load in
+turn), or nothing within --iterations.
+
+Lines: attractor, and after how many refresh periods; mean board at a refresh,
+the mean queue length the board shows (jobs per server); mean time in system,
+averaged over the cycle, in mean service times and as a fraction of T; branch,
+the pass of the refresh cycle in progress at T (within a period the
+dispatchers fill the servers shown lowest one level, one pass, at a time);
+leading eigenvalue, the eigenvalue of largest modulus of the map's
+linearisation at a fixed point (its modulus, the spectral radius, is below 1
+where the fixed point is stable); mass lost to truncation, the probability
+cut off by the finite board at most per period (rounding when near 1e-16).
+Words: fluid help glossary. One value per flag: for a grid, fluid sweep map.
 
 --tally shared (one tally that every dispatcher adds to) and --tally partitioned
 (k dispatchers over N/k servers each) are both the k = 1 map. --start is empty

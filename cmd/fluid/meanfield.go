@@ -76,7 +76,10 @@ Board policies are N → ∞ mean fields; random, rr, least-work and jsq are tak
 Giant" (PS, λ = 0.9, N = 100) from theory, beside the study's ranges (several minutes).
 
 Sizes are exp or h2:SCV (the balanced-means hyperexponential: with probability p a
-giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c²).`,
+giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c²).
+
+One value per flag, except --servers for the finite farms (a table, one row per N) and
+--correlation-age: for a grid, use fluid sweep meanfield.`,
 		Example: `  fluid meanfield --policy jsqd:2 --discipline ps --sizes h2:30
   fluid meanfield --policy jsqd:2 --servers 10,20,50,100
   fluid meanfield --policy board-jsqd:2 --period 100 --discipline ps --sizes h2:30

@@ -125,7 +125,9 @@ exhausts the machine or prints a number the run cannot support:
     replication (batch) keeps at least 10 served jobs to measure: λ ≤ --jobs/10.
 
 A run is a pure function of its flags and --seed. Ctrl-C stops it and reports
-the replications that finished (status interrupted; exit status 130).`,
+the replications that finished (status interrupted; exit status 130).
+
+One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.`,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
   fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
   fluid sim --servers 100 --load 0.9 --alpha 0.7,0.3 --policy jiq-blocking --json`,

@@ -126,3 +126,16 @@ func TestSweepOffersNoOutputFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchersCounted: a JIQ simulation's dispatchers are its shares,
+// and the text counts them as such (it said "k = 1" for three shares).
+func TestDispatchersCounted(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"sim", "--policy", "jiq-blocking", "--alpha", "0.5,0.3,0.2", "--load", "0.5", "--jobs", "2000", "--reps", "2", "--transient"}
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), ", 3 dispatchers,") {
+		t.Errorf("fluid %s:\n%s", strings.Join(args, " "), out.String())
+	}
+}
