@@ -301,7 +301,7 @@ func writeJIQTable(w io.Writer, r *report.JIQ) error {
 	st := r.Stability
 	desc := st.Verdict
 	if st.Abscissa != nil {
-		desc += fmt.Sprintf(" (leading eigenvalue %s: the largest real part of the linearised model's %s; < 0 is stable)", g(*st.Abscissa), plural(len(st.Eigenvalues), "eigenvalue"))
+		desc += fmt.Sprintf(" (leading eigenvalue %s: the largest real part of the linearised fluid model's eigenvalues; < 0 is stable)", g(*st.Abscissa))
 	}
 	if st.Note != "" {
 		desc += ": " + st.Note
