@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -64,21 +65,10 @@ func TestOneVocabulary(t *testing.T) {
 // a column is a JSON field name, nested fields joined by dots and array
 // elements numbered (tokens.1 is dispatcher 1's).
 func TestCSVHeadersDeclared(t *testing.T) {
-	cases := [][]string{
-		{"jiq", "--csv"},
-		{"jiq", "--scenario", "queueing", "--load", "0.5", "--csv"},
-		{"jiq", "--trajectory", "--until", "1", "--csv"},
-		{"jiq", "--trajectory", "--scenario", "queueing", "--load", "0.5", "--until", "1", "--csv"},
-		{"jackson", "--servers", "10,100", "--csv"},
-		{"map", "--period", "100", "-k", "3", "--csv"},
-		{"edge", "-k", "3", "--csv"},
-		{"sim", "--load", "0.5", "--jobs", "2000", "--reps", "2", "--transient", "--csv"},
-		{"meanfield", "--csv"},
-	}
-	for _, args := range cases {
+	for _, args := range outputCases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if err := run(args, &out, &errb); err != nil {
+			if err := run(append(args, "--csv"), &out, &errb); err != nil {
 				t.Fatalf("%v\n%s", err, errb.String())
 			}
 			header, err := csv.NewReader(&out).Read()
@@ -97,6 +87,53 @@ func TestCSVHeadersDeclared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJSONKeysDeclared runs the same commands with --json: every key of
+// every document is a declared quantity.
+func TestJSONKeysDeclared(t *testing.T) {
+	for _, args := range append(outputCases, []string{"version"}) {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if err := run(append(args, "--json"), &out, &errb); err != nil {
+				t.Fatalf("%v\n%s", err, errb.String())
+			}
+			var doc any
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatalf("not JSON: %v", err)
+			}
+			var walk func(path string, v any)
+			walk = func(path string, v any) {
+				switch x := v.(type) {
+				case map[string]any:
+					for k, e := range x {
+						if _, ok := quantity.Lookup(k); !ok {
+							t.Errorf("%s.%s: not a declared quantity", path, k)
+						}
+						walk(path+"."+k, e)
+					}
+				case []any:
+					for _, e := range x {
+						walk(path+"[]", e)
+					}
+				}
+			}
+			walk("", doc)
+		})
+	}
+}
+
+// outputCases are small runs of every command that writes JSON and CSV.
+var outputCases = [][]string{
+	{"jiq"},
+	{"jiq", "--scenario", "queueing", "--load", "0.5"},
+	{"jiq", "--trajectory", "--until", "1"},
+	{"jiq", "--trajectory", "--scenario", "queueing", "--load", "0.5", "--until", "1"},
+	{"jackson", "--servers", "10,100"},
+	{"map", "--period", "100", "-k", "3"},
+	{"edge", "-k", "3"},
+	{"sim", "--load", "0.5", "--jobs", "2000", "--reps", "2", "--transient"},
+	{"meanfield"},
 }
 
 func isIndex(s string) bool {
