@@ -135,7 +135,7 @@ func logGrid(a, b float64, n int) []float64 {
 // map curves and simulated points (95% intervals) from both starts.
 func BistabilityFigure(d *BistabilityData) (*Figure, error) {
 	p := newPlot(fmt.Sprintf("Bistability of the stale board: k = %d dispatchers, λ = %g", d.K, d.Load),
-		"refresh period T (service times)", "mean time in system (service times)")
+		"refresh period T (mean service times)", "mean time in system (mean service times)")
 	logAxes(p, "xy")
 	lg := newLegend(1)
 	var ts, bal, herd []float64

@@ -160,7 +160,7 @@ func simulateEdgeBracket(k int, load float64, n int, quick bool, seed uint64, st
 // simulated finite-N edges, and the regions.
 func EdgeFigure(d *EdgeData) (*Figure, error) {
 	p := newPlot("Tipping edge of the stale board with k dispatchers",
-		"dispatchers k", "scaled tipping edge T*·(1 − λ)²  (service times)")
+		"dispatchers k", "scaled tipping edge T*·(1 − λ)²  (mean service times)")
 	p.X.Tick.Marker = linTicks{integer: true}
 	lg := newLegend(1)
 	kmin, kmax, err := addMapEdges(p, lg, d.Points)

@@ -198,7 +198,7 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 // against the scaled period.
 func tipPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
 	left := newPlot(fmt.Sprintf("Stale board, k = %d dispatchers, λ = %g: tipping within %d periods", d.K, d.Load, d.Horizon),
-		"scaled refresh period T·(1 − λ)²  (service times)", "probability of tipping")
+		"scaled refresh period T·(1 − λ)²  (mean service times)", "probability of tipping")
 	ll := newLegend(2)
 	var simThumbs [][]plot.Thumbnailer
 	for i, c := range d.Curves {
@@ -236,7 +236,7 @@ func tipPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
 // edgeByNPanel is FiniteEdgeFigure's right panel: the finite-N edge
 // against N, theory, simulated and published.
 func edgeByNPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
-	right := newPlot(fmt.Sprintf("Finite-N edge: where P(tip within %d periods) = ½", d.Horizon), "servers N", "scaled edge T*(N)·(1 − λ)²  (service times)")
+	right := newPlot(fmt.Sprintf("Finite-N edge: where P(tip within %d periods) = ½", d.Horizon), "servers N", "scaled edge T*(N)·(1 − λ)²  (mean service times)")
 	logAxes(right, "x")
 	rl := newLegend(2)
 	var ns []float64

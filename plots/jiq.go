@@ -14,6 +14,7 @@ import (
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/jiq"
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/quantity"
 	"github.com/fluidlb/fluid/sim"
 )
 
@@ -202,7 +203,7 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 // simulated means and a band of one standard deviation.
 func TrajectoryFigure(d *TrajectoryData) (*Figure, error) {
 	p := newPlot(fmt.Sprintf("JIQ with blocking, R = 2 dispatchers, λ = %g, α = %s: from the empty system", d.Load, vector(d.Alpha)),
-		"time t (service times)", "fraction of servers")
+		"time t (mean service times)", "fraction of servers")
 	lg := newLegend(1)
 	names := []string{"x₀: busy servers", "x₁: tokens at dispatcher 1", "x₂: tokens at dispatcher 2"}
 	for q := range 3 {
@@ -268,8 +269,8 @@ func computeExchangeData(m *meter) (*ExchangeData, error) {
 // wait (queueing scenario) against ν, with ν* marked.
 func ExchangeFigure(d *ExchangeData) (*Figure, error) {
 	pb := newPlot(fmt.Sprintf("JIQ with token exchange, N → ∞, λ = %g, α = %s: blocking scenario", d.Load, vector(d.Alpha)),
-		"token exchange rate ν (per token per service time)", "blocking probability")
-	pw := newPlot("queueing scenario", "token exchange rate ν (per token per service time)", "mean wait E[W] (service times)")
+		quantity.Axis("exchange"), "blocking probability")
+	pw := newPlot("queueing scenario", quantity.Axis("exchange"), "mean wait E[W] (mean service times)")
 	for i, c := range []struct {
 		p    *plot.Plot
 		y    []float64

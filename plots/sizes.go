@@ -362,9 +362,9 @@ func SizesFigure(d *SizesData) (*Figure, error) {
 		return nil, err
 	}
 	left := newPlot(fmt.Sprintf("Size spread: N = %d servers, λ = %g", d.N, d.Load),
-		"squared coefficient of variation c² of the job size (H2 sizes; exponential at 1)", "mean time in system (service times)")
+		"squared coefficient of variation c² of the job size (H2 sizes; exponential at 1)", "mean time in system (mean service times)")
 	right := newPlot(fmt.Sprintf("Stale board of age T, processor sharing: N = %d, λ = %g", d.N, d.Load),
-		"board age T (refresh period, service times)", "mean time in system (service times)")
+		"board age T (refresh period, mean service times)", "mean time in system (mean service times)")
 	for _, p := range []*plot.Plot{left, right} {
 		logAxes(p, "xy")
 	}

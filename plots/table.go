@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/quantity"
 	"github.com/fluidlb/fluid/table"
 )
 
@@ -74,6 +75,11 @@ type Series struct {
 // unit for fluid's flags and results (time in mean service times, loads
 // and rates per server), the column's name otherwise.
 func ColumnLabel(name string) string {
+	if _, ok := quantity.ConceptOf(name); ok {
+		// The inputs the commands share read the same everywhere: their
+		// label and unit are quantity's.
+		return quantity.Axis(name)
+	}
 	if l, ok := columnLabels[name]; ok {
 		return l
 	}
@@ -98,29 +104,24 @@ func ColumnLabel(name string) string {
 // package table flattens them); TestColumnLabelsAreReportFields keeps the
 // keys to those.
 var columnLabels = map[string]string{
-	"load":                 "load λ (arrivals per server per service time)",
-	"exchange":             "token exchange rate ν (per token per service time)",
-	"nu_star":              "ν* (per token per service time)",
+	"nu_star":              "ν* (per token per mean service time)",
 	"blocking":             "blocking probability",
 	"blocking.mean":        "blocking probability",
-	"mean_wait":            "mean wait E[W] (service times)",
-	"mean_wait.mean":       "mean wait E[W] (service times)",
+	"mean_wait":            "mean wait E[W] (mean service times)",
+	"mean_wait.mean":       "mean wait E[W] (mean service times)",
 	"prob_wait":            "P(wait > 0)",
 	"fraction_random":      "fraction of jobs sent at random",
 	"busy":                 "fraction of busy servers",
-	"sojourn":              "mean time in system (service times)",
-	"sojourn.mean":         "mean time in system (service times)",
-	"mean":                 "mean time in system (service times)",
+	"sojourn":              "mean time in system (mean service times)",
+	"sojourn.mean":         "mean time in system (mean service times)",
+	"mean":                 "mean time in system (mean service times)",
 	"mean_queue":           "mean jobs per server",
-	"period":               "refresh period T (service times)",
-	"scaled":               "tipping edge T*(1−λ)² (service times)",
-	"line":                 "reference line 0.9(k − 2) (service times)",
+	"scaled":               "tipping edge T*(1−λ)² (mean service times)",
+	"line":                 "reference line 0.9(k − 2) (mean service times)",
 	"ratio":                "T*(1−λ)² / 0.9(k − 2)",
 	"radius":               "spectral radius",
 	"board_mean":           "mean board at a refresh (jobs)",
 	"board_mean.mean":      "mean board at a refresh (jobs)",
-	"servers":              "servers N",
-	"dispatchers":          "dispatchers k",
 	"limit_diff":           "B − B∞",
 	"jobs":                 "jobs",
 	"reps":                 "replications",

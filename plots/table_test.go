@@ -99,8 +99,8 @@ func TestTableFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(heat.Plots) != 2 || heat.Plots[0].X.Label.Text != "token exchange rate ν (per token per service time)" ||
-		heat.Plots[0].Y.Label.Text != "load λ (arrivals per server per service time)" {
+	if len(heat.Plots) != 2 || heat.Plots[0].X.Label.Text != "token exchange rate ν (per token per mean service time)" ||
+		heat.Plots[0].Y.Label.Text != "load λ (jobs per server per mean service time)" {
 		t.Errorf("heat map labels %q / %q", heat.Plots[0].X.Label.Text, heat.Plots[0].Y.Label.Text)
 	}
 	renders(t, heat, "blocking probability")
@@ -111,7 +111,7 @@ func TestTableFigure(t *testing.T) {
 	if len(lines.Plots) != 1 {
 		t.Errorf("alpha holds words: want lines, got %d panels", len(lines.Plots))
 	}
-	renders(t, lines, "alpha = 0.7,0.3", "alpha = 0.6,0.4")
+	renders(t, lines, "arrival shares α = 0.7,0.3", "arrival shares α = 0.6,0.4")
 	path := filepath.Join(t.TempDir(), "table.png")
 	if err := heat.Save(path); err != nil {
 		t.Fatal(err)

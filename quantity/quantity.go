@@ -78,15 +78,15 @@ const (
 // quantity).
 var declared = []Quantity{
 	// The inputs.
-	{"load", "load λ", unitRate, Positive, "arrival rate per server, in jobs per mean service time"},
+	{"load", "load λ", "jobs per server per mean service time", Positive, "arrival rate per server"},
 	{"servers", "servers N", "", Count, "number of servers"},
-	{"dispatchers", "dispatchers k", "", Count, "number of dispatchers (R in join-the-idle-queue)"},
+	{"dispatchers", "dispatchers k", "", Count, "number of dispatchers (the length of alpha in join-the-idle-queue)"},
 	{"map_dispatchers", "dispatchers of the map", "", Count, "k of the refresh-period map computed (1 for a shared tally or partitioned dispatchers)"},
 	{"alpha", "arrival shares α", "", Probability, "share of the arrivals that dispatcher r receives (sum 1)"},
 	{"beta", "token shares β", "", Probability, "share of the idle servers' tokens sent to dispatcher r (sum 1)"},
 	{"exchange", "token exchange rate ν", "per token per mean service time", NonNegative, "rate at which each token held by a dispatcher moves to a uniformly chosen dispatcher"},
 	{"period", "refresh period T", unitTime, Positive, "time between two refreshes of the load board"},
-	{"horizon", "horizon H", "refresh periods", Count, "refresh periods within which a finite system must tip"},
+	{"horizon", "horizon H", "refresh periods", Count, "refresh periods within which a finite system started balanced must tip"},
 	{"floor", "lowest T(1−λ)² searched", unitTime, NonNegative, "bottom of the edge search range, as T(1−λ)²"},
 	{"tol", "tolerance", "", NonNegative, "‖·‖₁ distance between successive boards that counts as settled"},
 	{"max_iterations", "most refresh periods", "refresh periods", Count, "most refresh periods iterated"},
@@ -222,7 +222,7 @@ var textual = []string{
 	"stability", "ode_check", "confirmation", "simulated", "refined", "eigenvalues", "leading",
 	"empty_pools", "tokens_determined", "zero_limit", "confirm", "simulate", "replacement",
 	"precision_reached", "partial", "empty", "above_ok", "below_tipped", "switches", "sim",
-	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
+	"checks", "case", "source", "quantity", "pass", "quick", "interrupted", "recorded",
 	"reason", "violations", "path", "invariant", "values", "ignored",
 	"steady", "independent", "warnings",
 	"approximate", "versus_policy", "correlations", "staleness", "inside",

@@ -477,7 +477,12 @@ func (c *config) normalizeLength() error {
 
 // Describe is a one-line summary of the model.
 func (c Model) Describe() string {
-	s := fmt.Sprintf("N = %d, λ = %g, k = %d, %v, %v sizes, policy %v", c.Servers, c.Load, max(c.Dispatchers, 1), c.Discipline, c.Sizes, c.Policy)
+	k := max(c.Dispatchers, len(c.Alpha), 1) // JIQ gives its dispatchers as shares
+	d := fmt.Sprintf("%d dispatchers", k)
+	if k == 1 {
+		d = "1 dispatcher"
+	}
+	s := fmt.Sprintf("N = %d, λ = %g, %s, %v, %v sizes, policy %v", c.Servers, c.Load, d, c.Discipline, c.Sizes, c.Policy)
 	if c.Period > 0 {
 		s += fmt.Sprintf(", T = %g", c.Period)
 	}

@@ -38,26 +38,42 @@ func newEdge() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edge",
 		Short: "Tipping edge of the stale load board with k dispatchers",
-		Long: `edge computes, from the refresh-period map, the tipping edge T*:
-the shortest refresh period down to which the balanced state of k dispatchers
-sharing a stale load board (each adding its own sends) can be followed from long
-periods. Below it the dispatchers herd; above it a herd coexists with the balanced
-state. It reports T*(1−λ)² beside the reference line 0.9(k − 2), the bracket, the
-branch (pass in progress at T*) that ends there and how it ends (a border
-collision of the piecewise-smooth map, or an eigenvalue crossing), and the leading
-eigenvalue of the last stable fixed point.
+		Long: `edge computes the tipping edge T* of a stale load board: k dispatchers send
+jobs by a board of the servers' queue lengths refreshed every T (each adding
+its own sends to what the board shows), in a farm so large that it behaves
+like its N → ∞ limit, the refresh-period map (what the board shows at one
+refresh as a function of the last). At long periods the load stays
+balanced; T* is the shortest period down to which that balanced state
+survives, followed from long periods. Below T* every dispatcher sends to
+the same few servers at once (the herd); above it, the herd is possible
+too, from a bad start.
 
-With --servers it adds the edge of finite systems of N servers: T*(N, H), the
-period at which a system started balanced tips into the herd within --horizon
-refresh periods with probability ½, from the escape analysis of the map (the
-board's noise at finite N, its stationary spread around the balanced state, and
-the escape over the saddle to the herd; nothing fitted). With --simulate it also
-measures that edge with the simulator: runs of N servers from the empty start at
-seven periods around the theory edge, --reps each, stopped at the tip, and the
-logistic fit of the fraction that tipped, with its 95% interval.
+Columns: k and λ; T*, in mean service times; T*(1−λ)², the edge scaled
+so that loads compare; 0.9(k−2), a rule of thumb for the scaled edge, and
+the ratio to it; branch, the pass of the board's refresh cycle in progress
+at T* on the balanced state (the map is smooth in pieces, one per pass);
+ends by, how the balanced state ends: "border collision" (the state
+reaches the edge of its smooth piece while still stable: an eigenvalue
+test alone never finds it) or an eigenvalue crossing 1; leading eig., the
+largest eigenvalue of the map's linearisation there (modulus < 1 is
+stable); sojourn, the mean time in system there. "none ≥ F" means the
+balanced state survives down to the lowest period searched, --floor. Words:
+fluid help glossary.
+
+With --servers it adds the edge of finite farms of N servers: T*(N, H), the
+period at which a farm started balanced tips into the herd within --horizon
+H refresh periods with probability ½, from the escape analysis of the map
+(the board's noise at finite N, its stationary spread around the balanced
+state, and the escape over the saddle to the herd; nothing fitted). Its
+table shows T*(N) and T*(N)(1−λ)² beside the N → ∞ value. With --simulate it
+also measures that edge with the simulator: runs of N servers from the empty
+start at seven periods around the theory edge, --reps each, stopped at the
+tip, and the logistic fit of the fraction that tipped, with its 95% interval.
+--servers computes one finite-N edge per k: give -k with it.
 
 -k, --load and --servers take lists and ranges (-k 2..10 --load 0.8,0.9,0.95
---servers 25,100,800); entries run in parallel on all cores and print in order.`,
+--servers 25,100,800): the table has a row per combination; they run in
+parallel on all cores and print in order.`,
 		Example: `  fluid edge
   fluid edge -k 5 --load 0.9 --confirm
   fluid edge -k 2..10 --load 0.8,0.9,0.95 --json
@@ -65,14 +81,18 @@ logistic fit of the fraction that tipped, with its 95% interval.
   fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.servers != "" && !cmd.Flags().Changed("dispatchers") {
+				// The default -k 2..10 would start nine finite-N searches.
+				return usagef("--servers computes a finite-N edge for each k of --dispatchers (-k), nine by default (2..10): give -k, e.g. -k 5 --servers %s (or -k 2..10 for all nine)", o.servers)
+			}
 			return runEdge(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "dispatchers k: a list or ranges")
-	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1; a list or ranges")
-	f.StringVar(&o.servers, "servers", "", "servers N for finite-N edges: a list or ranges (none: N → ∞ only)")
-	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, "finite N: refresh periods H within which a system must tip (1..1000000)")
+	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", concept("dispatchers", "a list or ranges"))
+	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, concept("load", "0 < λ < 1; a list or ranges"))
+	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
+	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, concept("horizon", "finite N; 1..1000000"))
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
@@ -198,7 +218,12 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 		if curve.Status == outcome.Interrupted {
 			return i, len(rows), nil
 		}
-		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: curve.Status.Name(), Reps: o.reps}
+		se := &report.SimulatedEdge{Status: curve.Status.Name(), Reps: o.reps}
+		if curve.Status == outcome.Converged {
+			// Otherwise the fitted curve does not cross ½: no edge, and
+			// the fit's NaN must not stand for one.
+			se.Scaled, se.CI95 = ptr(curve.Edge), &[2]float64{curve.EdgeLo, curve.EdgeHi}
+		}
 		for _, p := range curve.Points {
 			se.Points = append(se.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
@@ -329,8 +354,8 @@ func writeEdgeTable(w io.Writer, r *report.Edge) error {
 		confirmed = confirmed || row.Confirm != nil
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\nT* is bracketed to 1e-4 relative; branch = pass in progress at T* on the last balanced fixed point;\n")
-	fmt.Fprintf(&b, "sojourn = mean time in system there (service times). %d entries in %.1f s.\n", len(r.Rows), r.Seconds)
+	fmt.Fprintf(&b, "\nT* (mean service times) is bracketed to 1e-4 relative; branch = pass of the refresh cycle in progress at T*\n")
+	fmt.Fprintf(&b, "on the last balanced state; sojourn = mean time in system there. %s in %.1f s. Words: fluid help glossary.\n", plural(len(r.Rows), "entry"), r.Seconds)
 	if finite {
 		writeEdgeFinite(&b, r)
 	}
@@ -366,18 +391,21 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		simulated = simulated || row.Simulated != nil
 	}
 	if simulated {
-		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\tsimulated\t95% interval\tpoints (tipped/runs)\t")
+		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)\tT*(N)(1−λ)²\tN = ∞\tsimulated\t95% interval\tpoints (tipped/runs)\t")
 	} else {
-		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)(1−λ)²\tN = ∞\t")
+		fmt.Fprintln(tw, "k\tλ\tN\tH\tT*(N)\tT*(N)(1−λ)²\tN = ∞\t")
 	}
 	for _, row := range r.Rows {
 		if row.Servers == nil {
 			continue
 		}
-		edge, inf := "—", fmt.Sprintf("none ≥ %g", row.Floor)
+		period, edge, inf := "—", "—", fmt.Sprintf("none ≥ %g", row.Floor)
 		switch {
 		case row.Scaled != nil:
 			edge = fmt.Sprintf("%.4f", *row.Scaled)
+			if row.Period != nil {
+				period = fmt.Sprintf("%.2f", *row.Period)
+			}
 		case row.Status == outcome.NoEdge.Name():
 			edge = inf
 		case len(row.Bracket) == 1:
@@ -389,8 +417,8 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		sim, ci, pts := "", "", ""
 		if s := row.Simulated; s != nil {
 			sim = "no crossing"
-			if s.Status == "converged" {
-				sim, ci = fmt.Sprintf("%.4f", s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
+			if s.Scaled != nil {
+				sim, ci = fmt.Sprintf("%.4f", *s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
 			}
 			var p []string
 			for _, q := range s.Points {
@@ -399,10 +427,10 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 			pts = strings.Join(p, " ")
 		}
 		if !simulated {
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, edge, inf)
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, period, edge, inf)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, edge, inf, sim, ci, pts)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, period, edge, inf, sim, ci, pts)
 	}
 	tw.Flush()
 	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/lists"
+	"github.com/fluidlb/fluid/quantity"
 )
 
 // A flagRule declares, once, what a flag of a command is: the struct
@@ -217,4 +218,20 @@ var fieldExamples = map[string]string{
 	"Jobs": "100000", "Reps": "10", "Warmup": "10000", "Level": "0.95", "Tol": "1e-10",
 	"MaxIter": "3000", "Until": "20", "Workers": "2", "CorrelationAge": "100", "D": "2",
 	"Top": "0.05", // edge: the search range [floor, top] is empty
+}
+
+// concept is the usage of a flag that reads one of the inputs shared by
+// the commands (quantity.Concepts): the one definition and unit, followed
+// by what this command adds ("" none). Every command's flag of that name
+// takes its usage from here, so that one concept reads the same
+// everywhere (TestOneVocabulary holds them to it).
+func concept(flag, more string) string {
+	c, ok := quantity.ConceptOf(flag)
+	if !ok {
+		panic("concept: --" + flag + " is not in quantity.Concepts")
+	}
+	if more == "" {
+		return c.Usage()
+	}
+	return c.Usage() + "; " + more
 }

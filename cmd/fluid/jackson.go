@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -33,14 +34,21 @@ func newJackson() *cobra.Command {
 		Use:   "jackson",
 		Short: "Exact finite-N blocking of join-the-idle-queue via its closed Jackson network",
 		Long: `jackson computes the exact blocking probability of the blocking JIQ system with
-N servers and R dispatchers (basic JIQ, or Enhancement 1 with --beta): the
-tokens circulate in a closed Jackson network whose product form is solved by
-Buzen's convolution, in milliseconds even at N = 100,000. It
-prints B, the probability that each dispatcher holds no token, the N → ∞
-limit (Theorem 1 and its β extension) and the difference.
+N servers and k dispatchers (as many as the shares --alpha; basic JIQ, or
+tokens allotted in proportion --beta): the tokens circulate in a closed
+Jackson network whose product form is solved by Buzen's convolution, in
+milliseconds even at N = 100,000.
+
+Columns: N; B, the fraction of jobs blocked; B − B∞, its distance from the
+N → ∞ limit B∞ printed above the table (the JIQ study's Theorem 1 and its
+extension to token allotment), and N·(B − B∞), which tends to a constant
+when the limit is approached as 1/N; P(no tokens r), the probability that
+dispatcher r holds no token; the milliseconds the row took. A difference
+below 1e-15 is rounding and prints as "< 1e-15".
 
 --servers takes a list and ranges: 10,100,1000 or 10..100000*10 (geometric)
-or 10..50:10 (step).`,
+or 10..50:10 (step): a table has one row per N. The other flags take one
+value; for a grid of them, use fluid sweep jackson.`,
 		Example: `  fluid jackson
   fluid jackson --servers 100 --load 0.9 --alpha 0.5,0.3,0.2
   fluid jackson --servers 10..100000*10 --load 0.9 --alpha 0.5,0.5 --json`,
@@ -48,11 +56,11 @@ or 10..50:10 (step).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runJackson(cmd.OutOrStdout(), cmd.ErrOrStderr(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.servers, "servers", "10,100,1000,10000,100000", "servers N: a list or ranges")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (> 0)")
-	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, "arrival shares α_r of the dispatchers (positive, sum 1)")
-	f.Float64SliceVar(&o.beta, "beta", nil, "token allotment β_r (Enhancement 1; default uniform 1/R)")
-	f.Float64Var(&o.exchange, "exchange", 0, "token exchange rate ν (only 0: exchange breaks the product form)")
+	f.StringVar(&o.servers, "servers", "10,100,1000,10000,100000", concept("servers", "a list or ranges"))
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "> 0"))
+	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, concept("alpha", "their number is the number of dispatchers"))
+	f.Float64SliceVar(&o.beta, "beta", nil, concept("beta", "token allotment"))
+	f.Float64Var(&o.exchange, "exchange", 0, concept("exchange", "only 0: exchange breaks the product form"))
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per N; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Jackson; schema in docs/schema/jackson.json)")
 	declare(cmd,
@@ -62,6 +70,12 @@ or 10..50:10 (step).`,
 	)
 	return cmd
 }
+
+// roundingFloor is the smallest B − B∞ the table prints as a number:
+// B and B∞ are probabilities computed in float64, each to a few units
+// of 2⁻⁵³ ≈ 1.1e-16 (Buzen's convolution is rescaled at every step), so
+// a difference below 1e-15, about ten such units, is rounding.
+const roundingFloor = 1e-15
 
 func runJackson(w, stderr io.Writer, o *jacksonOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
@@ -77,7 +91,7 @@ func runJackson(w, stderr io.Writer, o *jacksonOptions) error {
 		work += float64(n) * float64(len(o.alpha))
 	}
 	if work > jackson.MaxWork {
-		return usagef("invalid --servers with --alpha: %s at R = %d dispatchers cost Σ N·R = %.3g steps together, more than %.0e (about 20 s); fewer or smaller N, or fewer dispatchers (e.g. --servers 10..100000*10)", plural(len(ns), "value"), len(o.alpha), work, float64(jackson.MaxWork))
+		return usagef("invalid --servers with --alpha: %s at k = %d dispatchers cost Σ N·k = %.3g steps together, more than %.0e (about 20 s); fewer or smaller N, or fewer dispatchers (e.g. --servers 10..100000*10)", plural(len(ns), "value"), len(o.alpha), work, float64(jackson.MaxWork))
 	}
 	if o.exchange != 0 {
 		return usagef("invalid --exchange: %v; token exchange breaks the product form, so only 0 is exact here (simulate it with fluid sim --policy jiq-blocking --exchange %v)", o.exchange, o.exchange)
@@ -141,7 +155,12 @@ func writeJacksonText(w io.Writer, rep *report.Jackson, limit float64, o *jackso
 	}
 	fmt.Fprintln(tw, h+"ms\t")
 	for _, row := range rep.Rows {
-		line := fmt.Sprintf("%d\t%.6g\t%.3g\t%.4g\t", row.Servers, row.Blocking, row.LimitDiff, float64(row.Servers)*row.LimitDiff)
+		diff, scaled := fmt.Sprintf("%.3g", row.LimitDiff), fmt.Sprintf("%.4g", float64(row.Servers)*row.LimitDiff)
+		if math.Abs(row.LimitDiff) < roundingFloor {
+			// Below the rounding of B: a difference of zero, not a result.
+			diff, scaled = "< 1e-15", fmt.Sprintf("< %.0e", float64(row.Servers)*roundingFloor)
+		}
+		line := fmt.Sprintf("%d\t%.6g\t%s\t%s\t", row.Servers, row.Blocking, diff, scaled)
 		for _, p := range row.NoTokens {
 			line += fmt.Sprintf("%.4g\t", p)
 		}

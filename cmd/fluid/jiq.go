@@ -37,18 +37,38 @@ func newJIQ() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jiq",
 		Short: "Join-the-idle-queue with several dispatchers: fluid limit and trajectories",
-		Long: `jiq computes the N → ∞ limit of join-the-idle-queue with R dispatchers whose
-arrival shares are --alpha: the blocking probability
-(blocking scenario) or the mean wait, P(wait > 0) and fraction of jobs sent
-at random (queueing scenario), the busy fraction, where the tokens sit, the
-token exchange rate ν* above which blocking/wait vanish, and the stability
-of the fixed point.
+		Long: `jiq computes what join-the-idle-queue does in a very large farm (the N → ∞
+limit of its fluid model): idle servers send a token to one of k
+dispatchers; a dispatcher holding a token sends its next job to that idle
+server; without one it blocks the job (--scenario blocking) or sends it to
+a random server (--scenario queueing). The dispatchers are as many as the
+arrival shares --alpha (default 0.7,0.3: k = 2); with unequal shares the
+least-loaded dispatcher hoards the tokens, and blocking or waiting stays
+positive however large the farm.
 
-With --trajectory it integrates the fluid ODE from the empty system (tokens
-placed according to β) and prints the state every --every time units up to
---until: t, x0, x1..xR (blocking) or t, y0..y_imax, x1..xR (queueing).
+It prints: the blocking probability (blocking) or the mean wait, P(wait > 0)
+and the fraction of jobs sent at random (queueing); the fraction of busy
+servers; the tokens each dispatcher holds (per server); ν*, the token
+exchange rate from which blocking or waiting vanishes; and whether the
+limit is stable (every eigenvalue of the linearised fluid model has a
+negative real part: the leading one, the largest real part, is printed;
+fluid help glossary).
 
-Dispatchers are reported in the order given.`,
+Two remedies from the JIQ study (published there as Enhancements 1 and 2):
+--beta sends the tokens in proportion to the shares (β = α gives zero
+blocking), --exchange ν lets each held token move to a random dispatcher
+at rate ν (ν ≥ ν* gives zero blocking). The N → ∞ blocking of basic JIQ
+is the study's Theorem 1; with the remedies it is the fixed point printed.
+
+With --trajectory it integrates the fluid model from the empty system
+(tokens placed according to β) and prints the state every --every up to
+--until: t, busy, tokens r (blocking) or t, the fraction of servers with
+i jobs, tokens r, the random-dispatch rate and mean queue (queueing). CSV
+columns are the JSON field names: t, busy, occupancy.i, tokens.r,
+blocking, random_rate, mean_queue.
+
+Dispatchers are numbered 1..k in the order of --alpha. One value per
+flag: for a grid of loads, shares or rates, use fluid sweep jiq.`,
 		Example: `  fluid jiq
   fluid jiq --scenario queueing --load 0.5 --alpha 0.6,0.2,0.2
   fluid jiq --load 0.9 --alpha 0.7,0.3 --exchange 4 --verify
@@ -60,10 +80,10 @@ Dispatchers are reported in the order given.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "blocking", "what a dispatcher without tokens does: blocking (discard) or queueing (random server)")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (> 0; < 1 for queueing)")
-	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, "arrival shares α_r of the dispatchers (positive, sum 1)")
-	f.Float64SliceVar(&o.beta, "beta", nil, "token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
-	f.Float64Var(&o.exchange, "exchange", 0, "token exchange rate ν ≥ 0 (Enhancement 2), per server per mean service time")
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "> 0, < 1 for queueing; one value: for a grid, fluid sweep jiq"))
+	f.Float64SliceVar(&o.alpha, "alpha", []float64{0.7, 0.3}, concept("alpha", "their number is the number of dispatchers"))
+	f.Float64SliceVar(&o.beta, "beta", nil, concept("beta", "token allotment, the first enhancement of the JIQ study"))
+	f.Float64Var(&o.exchange, "exchange", 0, concept("exchange", "≥ 0; token exchange, the second enhancement of the JIQ study"))
 	f.IntVar(&o.imax, "imax", 0, "queueing: truncate queue lengths at imax jobs (0 = smallest with stationary tail ≤ --tail-tol)")
 	f.Float64Var(&o.tailTol, "tail-tol", 1e-12, "queueing: largest stationary probability mass allowed above imax")
 	f.BoolVar(&o.verify, "verify", false, "also integrate the fluid ODE to its long-time limit and report the difference")
@@ -240,14 +260,14 @@ func compareODE(m *jiq.Model, lim *jiq.LimitResult, s *jiq.SettleResult) *report
 
 func writeJIQTable(w io.Writer, r *report.JIQ) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "JIQ fluid limit (N → ∞), %s scenario: load λ = %s, R = %d dispatchers, token exchange ν = %s\n\n",
-		r.Scenario, g(r.Load), len(r.Alpha), g(r.Exchange))
+	fmt.Fprintf(&b, "JIQ fluid limit (N → ∞), %s scenario: load λ = %s, %s, token exchange ν = %s\n\n",
+		r.Scenario, g(r.Load), plural(len(r.Alpha), "dispatcher"), g(r.Exchange))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "dispatcher\talpha\tbeta\ttokens\tpool")
 	for i := range r.Alpha {
 		pool := "holds tokens"
 		if r.EmptyPools[i] {
-			pool = fmt.Sprintf("empty (margin %s)", g(r.Stability.Margins[i]))
+			pool = fmt.Sprintf("empty (margin %s: its arrival rate above the tokens it receives)", g(r.Stability.Margins[i]))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, g(r.Alpha[i]), g(r.Beta[i]), g(r.Tokens[i]), pool)
 	}
@@ -281,7 +301,7 @@ func writeJIQTable(w io.Writer, r *report.JIQ) error {
 	st := r.Stability
 	desc := st.Verdict
 	if st.Abscissa != nil {
-		desc += fmt.Sprintf(" (leading eigenvalue %s of %d)", g(*st.Abscissa), len(st.Eigenvalues))
+		desc += fmt.Sprintf(" (leading eigenvalue %s: the largest real part of the linearised fluid model's eigenvalues; < 0 is stable)", g(*st.Abscissa))
 	}
 	if st.Note != "" {
 		desc += ": " + st.Note

@@ -225,21 +225,19 @@ func (c *trajCSV) point(p *jiq.Point) error {
 	}
 	blocking := c.m.Scenario == jiq.Blocking
 	if !c.header {
-		h := []string{"t"}
-		if blocking {
-			h = append(h, "x0")
-		} else {
+		h := []string{"t", "busy"}
+		if !blocking {
 			for i := range p.Occupancy {
-				h = append(h, fmt.Sprintf("y%d", i))
+				h = append(h, fmt.Sprintf("occupancy.%d", i))
 			}
 		}
 		for r := range p.Tokens {
-			h = append(h, fmt.Sprintf("x%d", r+1))
+			h = append(h, fmt.Sprintf("tokens.%d", r+1))
 		}
 		if blocking {
 			h = append(h, "blocking")
 		} else {
-			h = append(h, "lambda2")
+			h = append(h, "random_rate", "mean_queue")
 		}
 		if err := c.w.Write(h); err != nil {
 			return err
@@ -247,10 +245,8 @@ func (c *trajCSV) point(p *jiq.Point) error {
 		c.header = true
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', 12, 64) }
-	c.row = append(c.row[:0], num(p.T))
-	if blocking {
-		c.row = append(c.row, num(p.Busy))
-	} else {
+	c.row = append(c.row[:0], num(p.T), num(p.Busy))
+	if !blocking {
 		for _, y := range p.Occupancy {
 			c.row = append(c.row, num(y))
 		}
@@ -261,7 +257,7 @@ func (c *trajCSV) point(p *jiq.Point) error {
 	if blocking {
 		c.row = append(c.row, num(p.Blocking))
 	} else {
-		c.row = append(c.row, num(p.RandomRate))
+		c.row = append(c.row, num(p.RandomRate), num(p.MeanQueue))
 	}
 	// Flushed row by row: output cut short by an error (or a signal)
 	// ends at a complete line.
@@ -292,17 +288,17 @@ func (t *trajText) point(p *jiq.Point) error {
 	if !t.header {
 		h := "t\t"
 		if blocking {
-			h += "busy x0\t"
+			h += "busy\t"
 		} else {
-			h += "y0\ty1\ty2\ty3+\t"
+			h += "0 jobs\t1 job\t2 jobs\t3+ jobs\t"
 		}
 		for r := range p.Tokens {
-			h += fmt.Sprintf("x%d\t", r+1)
+			h += fmt.Sprintf("tokens %d\t", r+1)
 		}
 		if blocking {
 			h += "blocking\t"
 		} else {
-			h += "lambda2\tmean queue\t"
+			h += "random rate\tmean queue\t"
 		}
 		fmt.Fprintln(t.tw, h)
 		t.header = true

@@ -92,7 +92,7 @@ func TestJIQTrajectoryCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "t,x0,x1,x2,blocking" || len(rows) != 22 {
+	if strings.Join(rows[0], ",") != "t,busy,tokens.1,tokens.2,blocking" || len(rows) != 22 {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
 	// Phase 1 of the closed-form JIQ trajectory (docs/models.md): x₀ = λ(1 − e^{−t})

@@ -33,12 +33,24 @@ func newMap() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "map",
 		Short: "Iterate the refresh-period map of the stale board and report its attractor",
-		Long: `map iterates the refresh-period map Φ_T of the stale load board for k dispatchers
-with own tallies at load λ and refresh period T from a start, and reports where it
-settles: a fixed point (the balanced state, or a herded fixed point at short T), a
-cycle (the herd: two groups swapping), or nothing within --iterations. It prints the
-mean board value at each refresh, the mean time in system (averaged over the cycle),
-the branch (pass in progress at T) and the mass lost to truncation.
+		Long: `map follows a very large farm (N → ∞) whose k dispatchers send jobs by a
+load board refreshed every T, each adding its own sends to what the board shows:
+the refresh-period map gives what the board shows at one refresh from what it
+showed at the last, and map iterates it from a start and reports where it
+settles (its attractor): a fixed point (the balanced state, or a herded fixed
+point at short T), a cycle (the herd: groups of servers taking the load in
+turn), or nothing within --iterations.
+
+Lines: attractor, and after how many refresh periods; mean board at a refresh,
+the mean queue length the board shows (jobs per server); mean time in system,
+averaged over the cycle, in mean service times and as a fraction of T; branch,
+the pass of the refresh cycle in progress at T (within a period the
+dispatchers fill the servers shown lowest one level, one pass, at a time);
+leading eigenvalue, the eigenvalue of largest modulus of the map's
+linearisation at a fixed point (its modulus, the spectral radius, is below 1
+where the fixed point is stable); mass lost to truncation, the probability
+cut off by the finite board at most per period (rounding when near 1e-16).
+Words: fluid help glossary. One value per flag: for a grid, fluid sweep map.
 
 --tally shared (one tally that every dispatcher adds to) and --tally partitioned
 (k dispatchers over N/k servers each) are both the k = 1 map. --start is empty
@@ -51,10 +63,10 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o) },
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends to the board (1 = shared tally or partitioned)")
+	f.IntVarP(&o.k, "dispatchers", "k", 5, concept("dispatchers", "each adds its own sends to the board (1 = shared tally or partitioned); one value: for a grid, fluid sweep map"))
 	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
-	f.Float64Var(&o.period, "period", 400, "board refresh period T, in mean service times")
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "0 < λ < 1; one value: for a grid, fluid sweep map"))
+	f.Float64Var(&o.period, "period", 400, concept("period", ""))
 	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
 	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods iterated")
 	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
@@ -162,7 +174,7 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	case staleboard.Partitioned:
 		tallyNote = " partitioned (each part is the k = 1 map)"
 	}
-	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
+	fmt.Fprintf(&b, "Refresh-period map: %s%s, load λ = %s, refresh period T = %s, start %s\n\n", plural(o.k, "dispatcher"), tallyNote, g(o.load), g(o.period), rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Status {
 	case outcome.FixedPoint:

@@ -76,7 +76,10 @@ Board policies are N → ∞ mean fields; random, rr, least-work and jsq are tak
 Giant" (PS, λ = 0.9, N = 100) from theory, beside the study's ranges (several minutes).
 
 Sizes are exp or h2:SCV (the balanced-means hyperexponential: with probability p a
-giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c²).`,
+giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c²).
+
+One value per flag, except --servers for the finite farms (a table, one row per N) and
+--correlation-age: for a grid, use fluid sweep meanfield.`,
 		Example: `  fluid meanfield --policy jsqd:2 --discipline ps --sizes h2:30
   fluid meanfield --policy jsqd:2 --servers 10,20,50,100
   fluid meanfield --policy board-jsqd:2 --period 100 --discipline ps --sizes h2:30
@@ -95,9 +98,9 @@ giant of mean 1/(2p), otherwise a small job of mean 1/(2(1−p)), mean 1, SCV c�
 	f.StringVar(&o.policy, "policy", "jsqd:2", "dispatch policy: jsqd:D (best of D, live counts), board-jsqd:D or board-jsq (on a board refreshed every --period), random, rr, least-work or jsq (finite farms of --servers N)")
 	f.StringVar(&o.discipline, "discipline", "fcfs", "server discipline: fcfs or ps")
 	f.StringVar(&o.sizes, "sizes", "exp", "job sizes (mean 1): exp or h2:SCV")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
-	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies)")
-	f.IntSliceVar(&o.servers, "servers", nil, "servers N: of the finite farms (random, rr, least-work, jsq; a list or ranges), or for the refined 1/N correction (jsqd, exponential sizes)")
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "0 < λ < 1; one value: for a grid, fluid sweep meanfield"))
+	f.Float64Var(&o.period, "period", 0, concept("period", "board policies"))
+	f.IntSliceVar(&o.servers, "servers", nil, concept("servers", "of the finite farms (random, rr, least-work, jsq; a list or ranges), or for the refined 1/N correction (jsqd, exponential sizes)"))
 	f.IntVar(&o.iterations, "iterations", 2000, "board policies: most refresh periods iterated")
 	f.Float64Var(&o.maxWork, "max-work", 0, "board policies: most state updates a periodic board may take (0: 1e11, about ten minutes of one core); larger ones are refused with their estimate")
 	f.Float64SliceVar(&o.ages, "correlation-age", nil, "lags τ at which a server's count is correlated with itself, under random dispatch (a list)")

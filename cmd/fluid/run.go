@@ -39,7 +39,16 @@ func newRoot() *cobra.Command {
 directly from their N → ∞ limits (fluid ODEs, fixed points, product forms),
 and checks them against finite-N simulation.
 
-Time is measured in mean service times; loads are arrival rates per server.`,
+Time is measured in mean service times; loads are arrival rates per server.
+Words the outputs use (herd, tipping edge, border collision, branch,
+margin, leading eigenvalue, horizon): fluid help glossary.
+
+Lists: edge and jackson print tables and take lists and ranges for their
+table's flags (-k 2..10, --servers 10..100000*10); the single-run
+commands (map, jiq, sim, meanfield outside its finite-farm tables) take
+one value per flag, and fluid sweep runs any of them over a grid. Every
+command that computes a result writes it as --json (and --csv where it is
+a table).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -52,7 +61,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
 	root.AddCommand(cmds...)
 	useListGrammar(root)
-	root.AddCommand(newSweep(cmds), newVersion())
+	root.AddCommand(newSweep(cmds), newVersion(), newGlossary())
 	strictCompletion(root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",

@@ -125,7 +125,9 @@ exhausts the machine or prints a number the run cannot support:
     replication (batch) keeps at least 10 served jobs to measure: λ ≤ --jobs/10.
 
 A run is a pure function of its flags and --seed. Ctrl-C stops it and reports
-the replications that finished (status interrupted; exit status 130).`,
+the replications that finished (status interrupted; exit status 130).
+
+One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.`,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
   fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
   fluid sim --servers 100 --load 0.9 --alpha 0.7,0.3 --policy jiq-blocking --json`,
@@ -135,17 +137,17 @@ the replications that finished (status interrupted; exit status 130).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.servers, "servers", 100, "servers N")
-	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time (< 1 except for jiq-blocking)")
-	f.IntVarP(&o.dispatchers, "dispatchers", "k", 1, "dispatchers k ≥ 1 (equal shares; or give --alpha)")
-	f.Float64SliceVar(&o.alpha, "alpha", nil, "arrival shares α_r of the dispatchers (positive, sum 1)")
+	f.IntVar(&o.servers, "servers", 100, concept("servers", ""))
+	f.Float64Var(&o.load, "load", 0.9, concept("load", "< 1 except for jiq-blocking"))
+	f.IntVarP(&o.dispatchers, "dispatchers", "k", 1, concept("dispatchers", "equal shares unless --alpha gives them"))
+	f.Float64SliceVar(&o.alpha, "alpha", nil, concept("alpha", "default equal shares of --dispatchers"))
 	f.StringVar(&o.discipline, "discipline", "fcfs", "server discipline: fcfs or ps")
 	f.StringVar(&o.sizes, "sizes", "exp", "job sizes (mean 1): exp, det, h2:SCV or pareto:SHAPE")
 	f.StringVar(&o.policy, "policy", "random", "dispatch policy (see above)")
 	f.BoolVar(&o.replacement, "replacement", false, "best of D samples with replacement (jsqd:D, board-jsqd:D, tally-jsqd:D only)")
-	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies; otherwise only records the board)")
-	f.Float64SliceVar(&o.beta, "beta", nil, "JIQ token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
-	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν, per server per mean service time (Enhancement 2)")
+	f.Float64Var(&o.period, "period", 0, concept("period", "board policies; with others it only records the board"))
+	f.Float64SliceVar(&o.beta, "beta", nil, concept("beta", "JIQ policies (token allotment)"))
+	f.Float64Var(&o.exchange, "exchange", 0, concept("exchange", "JIQ policies")+" (≥ 0)")
 	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server)")
 	f.IntVar(&o.jobs, "jobs", 0, "observed jobs per replication: a run of fixed length (0: run until --rel-precision is reached)")
 	f.IntVar(&o.warmup, "warmup", 0, "jobs per replication deleted before any analysis, beside the warm-up found in the data (0: none)")
@@ -392,9 +394,9 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	fmt.Fprintf(&b, "Simulation: %s, seed %d\n", rep.Config, st.Seed)
 	switch {
 	case soj.Method == sim.Transient:
-		fmt.Fprintf(&b, "Transient from the start: %d replications × %d observed jobs (after %d deleted)\n\n", len(res.Reps), st.Jobs, st.Warmup)
+		fmt.Fprintf(&b, "Transient from the start: %s × %d observed jobs (after %d deleted)\n\n", plural(len(res.Reps), "replication"), st.Jobs, st.Warmup)
 	case st.Jobs > 0:
-		fmt.Fprintf(&b, "Steady state: %d replications × %d observed jobs; warm-up found in the data (MSER-5): %d jobs in all\n\n", len(res.Reps), st.Jobs, soj.Warmup)
+		fmt.Fprintf(&b, "Steady state: %s × %d observed jobs; warm-up found in the data (MSER-5): %d jobs in all\n\n", plural(len(res.Reps), "replication"), st.Jobs, soj.Warmup)
 	default:
 		fmt.Fprintf(&b, "Steady state to %g at %s%%: %d replications, %d jobs in all; warm-up found in the data (MSER-5): %d jobs\n\n",
 			st.RelPrecision, strconv.FormatFloat(100*st.Level, 'g', 6, 64), len(res.Reps), res.Jobs, soj.Warmup)

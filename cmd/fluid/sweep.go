@@ -152,7 +152,9 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 	sorted := tf.SortFlags
 	tf.SortFlags = false
 	tf.VisitAll(func(tfl *pflag.Flag) {
-		if tfl.Name == "json" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
+		// --json is how each task runs; --csv would replace the JSON the
+		// sweep stores (every task would fail).
+		if tfl.Name == "json" || tfl.Name == "csv" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
 			return
 		}
 		kind := flagKind(tfl)
@@ -399,6 +401,9 @@ func execTask(t *sweep.Task) (res json.RawMessage, err error) {
 func plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing
+	}
+	if strings.HasSuffix(thing, "y") && !strings.ContainsAny(thing[len(thing)-2:len(thing)-1], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, thing[:len(thing)-1]) // entry → entries
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }

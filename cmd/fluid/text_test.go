@@ -139,7 +139,11 @@ func TestTextHelp(t *testing.T) {
 			continue
 		}
 		text := out.String() + errb.String()
-		if !strings.Contains(text, "Usage:") {
+		if c, _, _ := newRoot().Find(path); c != nil && c.IsAdditionalHelpTopicCommand() {
+			if !strings.Contains(text, strings.SplitN(c.Long, "\n", 2)[0]) {
+				t.Errorf("help topic %s printed:\n%s", strings.Join(path, " "), text)
+			}
+		} else if !strings.Contains(text, "Usage:") {
 			t.Errorf("fluid %s printed no help:\n%s", strings.Join(args, " "), text)
 		}
 		for _, w := range forbidden(text) {

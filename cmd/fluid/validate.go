@@ -18,6 +18,7 @@ import (
 
 type validateOptions struct {
 	quick  bool
+	list   bool
 	filter string
 	seed   uint64
 	json   bool
@@ -44,7 +45,8 @@ that finished (exit status 130; the JSON says interrupted).
 half to two minutes on 2 cores); the full catalogue adds the edge at N = 800, the
 finite-N edge at N = 25 and 800, the stale-board mean fields and longer runs (about
 ten minutes).`,
-		Example: `  fluid validate --quick
+		Example: `  fluid validate --list
+  fluid validate --quick
   fluid validate --filter 'jiq'
   fluid validate --json`,
 		Args: noArgs,
@@ -54,12 +56,15 @@ ten minutes).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.quick, "quick", false, "only the quick cases, with fewer jobs")
+	f.BoolVar(&o.list, "list", false, "list the catalogue's cases (those --quick and --filter select), one line each, and run none")
 	f.StringVar(&o.filter, "filter", "", "run only the cases whose name matches this regular expression")
 	f.Uint64Var(&o.seed, "seed", 1, "base random seed")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per check; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Validate; schema in docs/schema/validate.json)")
+	notListing := needs(func() bool { return !o.list }, "--list runs no case; it prints their names")
 	declare(cmd,
-		flagRule{flag: "seed", field: "Seed", rng: &flagRange{lo: 1, hi: math.MaxUint64, integer: true, example: "7"}},
+		flagRule{flag: "seed", field: "Seed", rng: &flagRange{lo: 1, hi: math.MaxUint64, integer: true, example: "7"}, when: notListing},
+		flagRule{flag: "json", when: notListing}, flagRule{flag: "csv", when: notListing},
 		flagRule{flag: "filter", field: "Filter"},
 	)
 	return cmd
@@ -80,6 +85,9 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		}
 		s.Filter = re
 	}
+	if o.list {
+		return listCases(stdout, s)
+	}
 	// Ctrl-C (or SIGTERM) abandons the case in progress and prints the
 	// finished ones; a second signal ends the process.
 	c := startComputation(stderr, "validating", "stopping; the finished cases follow")
@@ -89,7 +97,7 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	c.done()
 	if err != nil {
 		if errors.Is(err, validate.ErrNoCase) {
-			return usagef("invalid --filter: %q matches no case (the case names are those fluid validate prints, e.g. --filter jiq)", o.filter)
+			return usagef("invalid --filter: %q matches no case%s; the cases are %s (fluid validate --list says what each checks)", o.filter, map[bool]string{true: " of the quick catalogue"}[o.quick], strings.Join(caseNames(o.quick), ", "))
 		}
 		return err
 	}
@@ -107,6 +115,44 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 		return fmt.Errorf("%w: %d of %d checks", errChecksFailed, rep.Failed, len(rep.Checks))
 	}
 	return nil
+}
+
+// caseNames are the catalogue's case names (the quick ones only, if quick).
+func caseNames(quick bool) []string {
+	var names []string
+	for _, c := range validate.Catalogue() {
+		if c.Quick || !quick {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// listCases prints the cases s selects, one line each: name, which
+// catalogue it belongs to, and what it checks.
+func listCases(w io.Writer, s *validate.Settings) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "case	catalogue	checks")
+	n := 0
+	for _, c := range validate.Catalogue() {
+		if (s.Quick && !c.Quick) || (s.Filter != nil && !s.Filter.MatchString(c.Name)) {
+			continue
+		}
+		cat := "full"
+		if c.Quick {
+			cat = "quick, full"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, cat, c.Source)
+		n++
+	}
+	tw.Flush()
+	if n == 0 {
+		return usagef("invalid --filter: %q matches no case; the cases are %s", s.Filter, strings.Join(caseNames(s.Quick), ", "))
+	}
+	fmt.Fprintf(&b, "\n%s. Run some with fluid validate --filter REGEXP (on the names), all with fluid validate.\n", plural(n, "case"))
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // validateReport is the JSON document of a validation run.
@@ -127,9 +173,9 @@ func writeValidateText(w io.Writer, rep *validate.Report) error {
 		what = "quick catalogue"
 	}
 	if rep.Status == outcome.Interrupted {
-		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %d cases, %d checks\n\n", what, rep.Done, rep.Cases, len(rep.Checks))
+		fmt.Fprintf(&b, "Theory against simulation (%s), interrupted: %d of %s, %s\n\n", what, rep.Done, plural(rep.Cases, "case"), plural(len(rep.Checks), "check"))
 	} else {
-		fmt.Fprintf(&b, "Theory against simulation (%s): %d cases, %d checks\n\n", what, rep.Cases, len(rep.Checks))
+		fmt.Fprintf(&b, "Theory against simulation (%s): %s, %s\n\n", what, plural(rep.Cases, "case"), plural(len(rep.Checks), "check"))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tcheck\tN\ttheory\tsimulation\t± 99.9% (verdict)\tallowance\tverdict\tseconds")

@@ -17,8 +17,10 @@ func newVersion() *cobra.Command {
 		Long: `version prints the module version of this fluid binary (a tag for
 "go install github.com/fluidlb/fluid/cmd/fluid@VERSION", "(devel)" for a build
 from a clone), the VCS revision and commit time it was built from (with
-"+dirty" when the tree had uncommitted changes) and the Go version. Every
---json report carries the same version in its "fluid" field.`,
+"+dirty" when the tree had uncommitted changes) and the Go version. A build
+that carries neither (GOFLAGS=-buildvcs=false, a source archive) prints the
+version recorded in the module's source, marked "recorded". Every --json
+report carries the same version in its "fluid" field.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeVersion(cmd.OutOrStdout(), report.Build(), asJSON)
@@ -42,7 +44,11 @@ func writeVersion(w io.Writer, b report.BuildInfo, asJSON bool) error {
 	if b.Modified {
 		mod = " (uncommitted changes)"
 	}
-	_, err := fmt.Fprintf(w, "fluid %s\nmodule    %s\nrevision  %s%s\ncommitted %s\ngo        %s\n",
-		b.String(), b.Module, or(b.Revision), mod, or(b.Time), or(b.GoVersion))
+	rec := ""
+	if b.Recorded {
+		rec = " (recorded in the module; this build has no VCS stamp)"
+	}
+	_, err := fmt.Fprintf(w, "fluid %s%s\nmodule    %s\nrevision  %s%s\ncommitted %s\ngo        %s\n",
+		b.String(), rec, b.Module, or(b.Revision), mod, or(b.Time), or(b.GoVersion))
 	return err
 }

@@ -64,3 +64,23 @@ func TestInstalledBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionWithoutVCS: a build with VCS stamping off still says which
+// version it is (the one recorded in the module), not "(devel)".
+func TestVersionWithoutVCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "fluid")
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("fluid version: %v\n%s", err, out)
+	}
+	want := "fluid " + report.RecordedVersion() + " (recorded in the module; this build has no VCS stamp)\n"
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("fluid version without VCS stamping:\n%s\nwant it to start %q", out, want)
+	}
+}
