@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -59,7 +60,21 @@ type System struct {
 	Load float64
 	// Tally is what the dispatchers add to the board (default Own).
 	Tally Tally
+	// Sizes is the job-size law: exponential (the default) or the
+	// balanced-means hyperexponential H2 with 1 < SCV ≤ MaxSCV
+	// (farm.H2Params). With H2 sizes a server's state is its count and
+	// its phase state (phase evolution, map_phase.go).
+	Sizes farm.Sizes
+	// Discipline of the servers: FCFS (the default) or processor sharing.
+	// With exponential sizes the two give the same counts.
+	Discipline farm.Discipline
 }
+
+// MaxSCV bounds the squared coefficient of variation of H2 sizes: at 100
+// one job in 201 is a giant of mean about 100, and a processor-sharing
+// server's state (its small and giant jobs) grows with the square of its
+// count.
+const MaxSCV = 100
 
 // Validate checks the system; the *param.Error names the field.
 func (s *System) Validate() error {
@@ -71,6 +86,35 @@ func (s *System) Validate() error {
 	}
 	if s.Tally < Own || s.Tally > Partitioned {
 		return param.Errorf("Tally", "unknown tally %d", int(s.Tally))
+	}
+	if !s.Discipline.Valid() {
+		return param.Errorf("Discipline", "unknown discipline %d", int(s.Discipline))
+	}
+	if err := s.Sizes.Validate(); err != nil {
+		return err
+	}
+	switch s.Sizes.Kind {
+	case farm.Exponential:
+	case farm.H2:
+		if s.Sizes.SCV > MaxSCV {
+			return param.Errorf("Sizes", "H2 with SCV %v, want at most %v (a processor-sharing server's state grows with the square of its count)", s.Sizes.SCV, float64(MaxSCV))
+		}
+	default:
+		return param.Errorf("Sizes", "%v sizes: the map follows each server as a Markov chain between refreshes, which needs exponential or hyperexponential (h2:SCV) sizes; simulate the others", s.Sizes)
+	}
+	return nil
+}
+
+// exponential reports whether the system's servers are exponential (the
+// window evolution; the finite-N theory is built on it).
+func (s *System) exponential() bool { return s.Sizes.Kind == farm.Exponential }
+
+// checkExponential refuses a system the finite-N theory does not cover:
+// its board noise and escape are derived for exponential FCFS servers,
+// whose state is their count.
+func (s *System) checkExponential() error {
+	if !s.exponential() {
+		return param.Errorf("Sizes", "%v sizes: the finite-N theory (board noise, escape) is derived for exponential sizes, where a server's state is its count; the N = ∞ map, its fixed points and its edge take H2 sizes", s.Sizes)
 	}
 	return nil
 }
