@@ -3,12 +3,15 @@ package report
 // Edge is the JSON output of `fluid edge`: one row per (k, λ, N).
 type Edge struct {
 	Header
-	Confirm  bool      `json:"confirm"`  // rows carry a dynamic confirmation
-	Simulate bool      `json:"simulate"` // finite-N rows carry a simulated edge
-	Reps     *int      `json:"reps"`     // simulate: runs per simulated period (null without)
-	Seed     *uint64   `json:"seed"`     // simulate: the random seed (null without)
-	Rows     []EdgeRow `json:"rows"`
-	Seconds  float64   `json:"seconds"` // wall time of the whole table
+	Policy     string    `json:"policy"`     // the simulator's word: tally, shared-tally or partitioned
+	Sizes      string    `json:"sizes"`      // exp or h2:SCV
+	Discipline string    `json:"discipline"` // fcfs or ps
+	Confirm    bool      `json:"confirm"`    // rows carry a dynamic confirmation
+	Simulate   bool      `json:"simulate"`   // finite-N rows carry a simulated edge
+	Reps       *int      `json:"reps"`       // simulate: runs per simulated period (null without)
+	Seed       *uint64   `json:"seed"`       // simulate: the random seed (null without)
+	Rows       []EdgeRow `json:"rows"`
+	Seconds    float64   `json:"seconds"` // wall time of the whole table
 }
 
 // EdgeRow is one (k, λ) entry. Fields about the edge are null when there

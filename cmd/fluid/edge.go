@@ -17,6 +17,7 @@ import (
 )
 
 type edgeOptions struct {
+	words    boardWords
 	ks       string
 	loads    []float64
 	servers  string
@@ -55,19 +56,27 @@ measures that edge with the simulator: runs of N servers from the empty start at
 seven periods around the theory edge, --reps each, stopped at the tip, and the
 logistic fit of the fraction that tipped, with its 95% interval.
 
+--policy, --sizes and --discipline take the simulator's words (fluid map --help):
+--sizes h2:SCV --discipline ps is the edge of processor-sharing servers with
+hyperexponential sizes (the board still shows counts; each server's job phases
+are followed between refreshes). The finite-N theory takes exponential sizes only.
+
 -k, --load and --servers take lists and ranges (-k 2..10 --load 0.8,0.9,0.95
 --servers 25,100,800); entries run in parallel on all cores and print in order.`,
 		Example: `  fluid edge
   fluid edge -k 5 --load 0.9 --confirm
   fluid edge -k 2..10 --load 0.8,0.9,0.95 --json
   fluid edge -k 5 --load 0.9 --servers 25,100,800,1600
-  fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16`,
+  fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16
+  fluid edge -k 3 --sizes h2:10 --discipline ps`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
 			return runEdge(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
+	o.words.flags(f)
 	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", "dispatchers k: a list or ranges")
 	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1; a list or ranges")
 	f.StringVar(&o.servers, "servers", "", "servers N for finite-N edges: a list or ranges (none: N → ∞ only)")
@@ -122,7 +131,19 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
-	entries, err := edgeRows(rep, ks, o.loads, ns[1:], o.horizon, &set)
+	var systems []staleboard.System
+	for _, l := range o.loads {
+		for _, k := range ks {
+			sys, pol, err := o.words.system(k, l)
+			if err != nil {
+				c.done()
+				return err
+			}
+			rep.Policy, rep.Sizes, rep.Discipline = pol.String(), sys.Sizes.String(), sys.Discipline.String()
+			systems = append(systems, sys)
+		}
+	}
+	entries, err := edgeRows(rep, systems, ns[1:], o.horizon, &set)
 	c.done()
 	if err != nil {
 		return paramUsage(err)
@@ -197,13 +218,7 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 // every N of servers) into rep's rows, in that order, and returns the
 // number of rows a finished computation has: with servers, the N = ∞ row
 // of each system is the edge its finite-N search started from.
-func edgeRows(rep *report.Edge, ks []int, loads []float64, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
-	var systems []staleboard.System
-	for _, l := range loads {
-		for _, k := range ks {
-			systems = append(systems, staleboard.System{K: k, Load: l})
-		}
-	}
+func edgeRows(rep *report.Edge, systems []staleboard.System, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
 	if len(servers) == 0 {
 		results, err := staleboard.EdgeTable(systems, set)
 		for _, r := range results {
@@ -293,7 +308,17 @@ func newFiniteRow(r *staleboard.FiniteEdgeResult, floor float64) report.EdgeRow 
 
 func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	var b strings.Builder
-	b.WriteString("Tipping edge of the stale load board, k dispatchers each adding its own sends (N → ∞, refresh-period map)\n\n")
+	what := "k dispatchers each adding its own sends"
+	switch r.Policy {
+	case "shared-tally":
+		what = "k dispatchers with a shared tally (the k = 1 map)"
+	case "partitioned":
+		what = "k dispatchers over N/k servers each (the k = 1 map)"
+	}
+	if r.Sizes != "" && r.Sizes != "exp" {
+		what += fmt.Sprintf(", %s servers, %s sizes", r.Discipline, r.Sizes)
+	}
+	fmt.Fprintf(&b, "Tipping edge of the stale load board, %s (N → ∞, refresh-period map)\n\n", what)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "k\tλ\tT*\tT*(1−λ)²\t0.9(k−2)\tratio\tbranch\tends by\tleading eig.\tsojourn\tseconds\t")
 	confirmed := false

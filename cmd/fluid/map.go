@@ -18,7 +18,7 @@ import (
 
 type mapOptions struct {
 	k          int
-	tally      string
+	words      boardWords
 	load       float64
 	period     float64
 	start      string
@@ -40,19 +40,26 @@ cycle (the herd: two groups swapping), or nothing within --iterations. It prints
 mean board value at each refresh, the mean time in system (averaged over the cycle),
 the branch (pass in progress at T) and the mass lost to truncation.
 
---tally shared (one tally that every dispatcher adds to) and --tally partitioned
-(k dispatchers over N/k servers each) are both the k = 1 map. --start is empty
+--policy takes the simulator's words: tally (the default), shared-tally (one tally
+that every dispatcher adds to) and partitioned (k dispatchers over N/k servers
+each), the last two both the k = 1 map (--tally own|shared|partitioned is the older
+spelling). --sizes h2:SCV (balanced-means hyperexponential sizes) and --discipline
+ps (processor sharing) follow each server's job phases between refreshes: the
+board still shows counts. --start is empty
 (every queue empty; also balanced), balanced:L (every queue at L), half:B (half the
 servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		Example: `  fluid map -k 5 --load 0.9 --period 400
   fluid map -k 5 --load 0.9 --period 1100 --start half:110
   fluid map -k 5 --load 0.9 --period 20 --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
+			return runMap(cmd.OutOrStdout(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends to the board (1 = shared tally or partitioned)")
-	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
+	o.words.flags(f)
 	f.Float64Var(&o.load, "load", 0.9, "load λ: arrival rate per server, in jobs per mean service time, 0 < λ < 1")
 	f.Float64Var(&o.period, "period", 400, "board refresh period T, in mean service times")
 	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
@@ -85,10 +92,11 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if o.tol == 0 {
 		return usagef("invalid --tol: 0, want a number > 0")
 	}
-	tally, err := parseTally(o.tally)
+	sys, pol, err := o.words.system(o.k, o.load)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
+	tally := sys.Tally
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
 		return paramUsage(err)
@@ -97,7 +105,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	m := &staleboard.Model{System: staleboard.System{K: o.k, Load: o.load, Tally: tally}, Period: o.period}
+	m := &staleboard.Model{System: sys, Period: o.period}
 	mp, err := staleboard.NewMap(m)
 	if err != nil {
 		return paramUsage(err)
@@ -108,7 +116,8 @@ func runMap(w io.Writer, o *mapOptions) error {
 	}
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
-		Dispatchers: o.k, Tally: tally.String(), MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
+		Dispatchers: o.k, Tally: tally.String(), Policy: pol.String(), Sizes: sys.Sizes.String(), Discipline: sys.Discipline.String(),
+		MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
 		Attractor: att.Status.Name(),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
 		Iterations: att.Iterations, Lost: att.Lost, Status: reportStatus(att.Status), Transient: att.Transient,
@@ -147,7 +156,11 @@ func runMap(w io.Writer, o *mapOptions) error {
 	case staleboard.Partitioned:
 		tallyNote = " partitioned (each part is the k = 1 map)"
 	}
-	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), rep.Start)
+	serverNote := ""
+	if sys.Sizes.Kind != farm.Exponential {
+		serverNote = fmt.Sprintf(", %v servers, %v sizes", sys.Discipline, sys.Sizes)
+	}
+	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s%s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), serverNote, rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Status {
 	case outcome.FixedPoint:

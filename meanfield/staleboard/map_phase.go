@@ -47,6 +47,27 @@ type phaseServer struct {
 	// rates of small jobs and giants; mu the uniformisation rate
 	// (max(muS, muG)); cS, cG = muS/mu, muG/mu.
 	p, muS, muG, mu, cS, cG float64
+	// psS, psG, psStay are, under PS, the probabilities that a
+	// uniformised service event at state (q, j) completes a small job, a
+	// giant, or nothing, by state index (grown on demand).
+	psS, psG, psStay []float64
+}
+
+// psTables grows the PS completion tables to n states.
+func (s *phaseServer) psTables(n int) {
+	if len(s.psS) >= n {
+		return
+	}
+	m := max(n, 2*len(s.psS))
+	s.psS, s.psG, s.psStay = make([]float64, m), make([]float64, m), make([]float64, m)
+	s.psStay[0] = 1
+	for q := 1; s.offset(q) < m; q++ {
+		o, inv := s.offset(q), 1/float64(q)
+		for j := 0; j <= q && o+j < m; j++ {
+			a, b := s.cS*float64(q-j)*inv, s.cG*float64(j)*inv
+			s.psS[o+j], s.psG[o+j], s.psStay[o+j] = a, b, 1-a-b
+		}
+	}
 }
 
 // newPhaseServer is the server of sizes and discipline (exponential:
@@ -131,6 +152,28 @@ func (s *phaseServer) lift(c []float64) []float64 {
 		}
 	}
 	return x
+}
+
+// State returns the map state of the board p (a count law): p itself
+// with exponential sizes; with H2 sizes the joint law of count and phases
+// with the phases fresh — under FCFS the job in service a giant with
+// probability p, under PS Binomial(q, p) giants among q jobs (as if every
+// job had just arrived).
+func (m *Map) State(p []float64) []float64 {
+	if m.server == nil {
+		return p
+	}
+	return m.server.lift(p)
+}
+
+// Counts returns the board (the count law) of the map state x: x itself
+// with exponential sizes.
+func (m *Map) Counts(x []float64) []float64 {
+	if m.server == nil {
+		return x
+	}
+	c, _ := m.server.counts(nil, x)
+	return c
 }
 
 // binomPMFSafe is P(Binomial(n, ρ) = x) for 0 ≤ ρ ≤ 1.
@@ -258,25 +301,23 @@ func (s *phaseServer) addDown(dst, x []float64, c float64, n int) {
 		}
 	default:
 		// (q, j): a small job completes with probability cS·(q − j)/q,
-		// a giant with cG·j/q.
-		dst[0] += c * x[0]
-		for q := 1; q < n; q++ {
-			xo, do := s.offset(q), s.offset(q-1)
-			inv := 1 / float64(q)
-			for j := 0; j <= q; j++ {
-				v := x[xo+j]
-				if v == 0 {
-					continue
-				}
-				ps := s.cS * float64(q-j) * inv
-				pg := s.cG * float64(j) * inv
-				dst[xo+j] += c * (1 - ps - pg) * v
-				if j < q {
-					dst[do+j] += c * ps * v
-				}
-				if j > 0 {
-					dst[do+j-1] += c * pg * v
-				}
+		// a giant with cG·j/q (the tables psS, psG), to (q − 1, j) and
+		// (q − 1, j − 1): row q of dst below from row q's small
+		// completions at j and giant completions at j + 1.
+		no := s.offset(n)
+		s.psTables(no)
+		stay, pS, pG := s.psStay[:no], s.psS[:no], s.psG[:no]
+		xs := x[:no]
+		for i, v := range xs {
+			dst[i] += c * stay[i] * v
+		}
+		for q := 0; q+1 < n; q++ {
+			do, xo := s.offset(q), s.offset(q+1)
+			d := dst[do : do+q+1]
+			xa, xb := xs[xo:xo+q+1], xs[xo+1:xo+q+2]
+			a, b := pS[xo:xo+q+1], pG[xo+1:xo+q+2]
+			for j := range d {
+				d[j] += c * (a[j]*xa[j] + b[j]*xb[j])
 			}
 		}
 	}
@@ -311,7 +352,7 @@ func (m *Map) applyPhase(x []float64, mass float64, res *MapResult) {
 	for v := 0; v <= s.V; v++ {
 		t, L := s.t[v], s.L[v]
 		if v <= top && board[v] > 0 {
-			law, integ, lost := m.deathChain(x, v, t)
+			law, integ, lost := m.deathChain(x, v, v, t)
 			integral += integ
 			res.Lost += lost
 			agg = growKeep(agg, len(law))
@@ -334,14 +375,11 @@ func (m *Map) applyPhase(x []float64, mass float64, res *MapResult) {
 			res.Lost += m.trimLevels(&agg)
 		}
 	}
-	// The classes above V die over the whole period.
+	// The classes above V die over the whole period: one chain for all.
 	next = grow(ps.next, max(len(agg), sv.offset(top+1)))
 	copy(next, agg)
-	for b := s.V + 1; b <= top; b++ {
-		if board[b] == 0 {
-			continue
-		}
-		law, integ, lost := m.deathChain(x, b, T)
+	if s.V < top {
+		law, integ, lost := m.deathChain(x, s.V+1, top, T)
 		integral += integ
 		res.Lost += lost
 		for i, w := range law {
@@ -382,77 +420,96 @@ func (m *Map) trimLevels(x *[]float64) float64 {
 	return cut
 }
 
-// deathChain returns the law at time t (in the map's scratch) of class b
-// of the state law x — the servers whose count at the refresh is b,
-// serving with no arrivals — and its time integral ∫₀^t E[count] and the
-// mass lost to the Poisson truncation. By uniformisation: Σ_s Pois(s; μt)
-// Down^s y, stopped once no mass is left above count 0.
-func (m *Map) deathChain(x []float64, b int, t float64) ([]float64, float64, float64) {
+// deathChain returns the law at time t (in the map's scratch) of the
+// classes from..to of the state law x — the servers whose count at the
+// refresh is in from..to, serving with no arrivals — and its time
+// integral ∫₀^t E[count] and the mass lost to truncation. By
+// uniformisation: Σ_s Pois(s; μt) Down^s y, over the counts that still
+// hold mass (a count whose states hold less than deathDrop in all is cut
+// from the top, and counted as lost), stopped once no mass is left above
+// count 0.
+func (m *Map) deathChain(x []float64, from, to int, t float64) ([]float64, float64, float64) {
 	sv, ps := m.server, &m.ps
-	n := sv.offset(b + 1)
+	n := sv.offset(to + 1)
 	y := grow(ps.cls, n)
-	lo, hi := sv.offset(b), min(n, len(x))
-	copy(y[lo:], x[lo:hi])
+	lo, hi := sv.offset(from), min(n, len(x))
+	copy(y[lo:hi], x[lo:hi])
 	acc := grow(ps.acc, n)
 	var mass float64
 	for _, w := range y {
 		mass += w
 	}
-	if t <= 0 || b == 0 || mass == 0 {
+	if t <= 0 || to == 0 || mass == 0 {
 		copy(acc, y)
 		ps.cls, ps.acc = y, acc
 		return acc, 0, 0
 	}
-	mu := sv.mu * t
 	// Pois(s; μt) from the mode outward (no underflow for long t).
-	plo, pmf, buf := m.poissonSpan(ps.pois, mu, math.MaxInt, deathCut)
+	plo, pmf, buf := m.poissonSpan(ps.pois, sv.mu*t, math.MaxInt, deathCut)
 	ps.pois = buf
 	phi := plo + len(pmf) - 1
 	nx := grow(ps.nxt, n)
-	var integral, cdf float64
-	levels := b + 1
+	var integral, cdf, lost float64
+	levels := to + 1
 	for step := 0; ; step++ {
+		// The top counts that hold (almost) nothing leave the chain.
+		for levels > 1 {
+			o := sv.offset(levels - 1)
+			var w float64
+			for _, v := range y[o:sv.offset(levels)] {
+				w += v
+			}
+			if w > deathDrop {
+				break
+			}
+			lost += w
+			clear(y[o:sv.offset(levels)])
+			levels--
+		}
+		ny := sv.offset(levels)
 		var w float64
 		if step >= plo && step <= phi {
 			w = pmf[step-plo]
 		}
 		if w > 0 {
-			for i, v := range y {
+			for i, v := range y[:ny] {
 				acc[i] += w * v
 			}
 		}
 		cdf += w
 		// ∫₀^t Pois(s; μu) du = P(N(μt) ≥ s + 1)/μ.
-		tail := 1 - cdf
-		if step < plo {
-			tail = 1
-		}
+		tail := math.Max(0, 1-cdf)
 		var busy float64
-		for _, v := range y[1:] {
+		for _, v := range y[1:ny] {
 			busy += v
 		}
 		if tail > 0 && busy > 0 {
-			integral += tail / sv.mu * sv.meanCount(y)
+			integral += tail / sv.mu * sv.meanCount(y[:ny])
 		}
-		if step >= phi || busy <= deathCut*mass {
-			// The rest of the Poisson law finds the chain at y (empty,
-			// or the truncation).
+		if step >= phi || busy <= deathDrop {
+			// The rest of the Poisson law finds the chain at y (empty, or
+			// at the truncation: lost).
 			rest := math.Max(0, 1-cdf)
-			if busy <= deathCut*mass {
-				for i, v := range y {
+			if busy <= deathDrop {
+				for i, v := range y[:ny] {
 					acc[i] += rest * v
 				}
-				ps.cls, ps.nxt, ps.acc = y, nx, acc
-				return acc, integral, 0
+			} else {
+				lost += rest * mass
 			}
 			ps.cls, ps.nxt, ps.acc = y, nx, acc
-			return acc, integral, rest * mass
+			return acc, integral, lost
 		}
-		clear(nx)
+		clear(nx[:ny])
 		sv.addDown(nx, y, 1, levels)
 		y, nx = nx, y
 	}
 }
+
+// deathDrop is the mass (of all servers) below which the top count of a
+// death chain is cut, or its busy part taken as empty: far below every
+// truncation the map counts (TrimTol is 1e-20).
+const deathDrop = 1e-30
 
 // phasePass propagates the aggregate x through the first τ of a pass of
 // length L (the recursion in the comment above) and returns the new
