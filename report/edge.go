@@ -6,6 +6,7 @@ type Edge struct {
 	Policy     string    `json:"policy"`     // the simulator's word: tally, shared-tally or partitioned
 	Sizes      string    `json:"sizes"`      // exp or h2:SCV
 	Discipline string    `json:"discipline"` // fcfs or ps
+	Alpha      []float64 `json:"alpha"`      // the dispatchers' shares; null: equal
 	Confirm    bool      `json:"confirm"`    // rows carry a dynamic confirmation
 	Simulate   bool      `json:"simulate"`   // finite-N rows carry a simulated edge
 	Reps       *int      `json:"reps"`       // simulate: runs per simulated period (null without)

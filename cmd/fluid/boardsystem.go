@@ -1,8 +1,6 @@
 package main
 
 import (
-	"math"
-
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
@@ -29,7 +27,7 @@ func (w *boardWords) flags(f interface {
 	f.StringVar(&w.tally, "tally", "own", "older spelling of --policy: own (tally), shared (shared-tally) or partitioned")
 	f.StringVar(&w.sizes, "sizes", "exp", "job sizes: exp or h2:SCV (balanced-means hyperexponential, 1 < SCV ≤ 100)")
 	f.StringVar(&w.discipline, "discipline", "fcfs", "server discipline: fcfs or ps (processor sharing)")
-	f.Float64SliceVar(&w.alpha, "alpha", nil, "arrival shares α_r of the k dispatchers (positive, sum 1); the map takes equal shares only")
+	f.Float64SliceVar(&w.alpha, "alpha", nil, "arrival shares α_r of the k dispatchers (positive, sum 1; at most 6 dispatchers when unequal): dispatcher r's pass through level v lasts F(v)/(α_r·λ)")
 }
 
 // system returns the stale-board system of k dispatchers at load λ that
@@ -82,11 +80,10 @@ func (w *boardWords) system(k int, load float64) (staleboard.System, farm.Policy
 		if len(w.alpha) != k {
 			return sys, pol, usagef("invalid --alpha: %d shares for %d dispatchers (-k)", len(w.alpha), k)
 		}
-		for _, a := range w.alpha {
-			if math.Abs(a-1/float64(k)) > 1e-12 {
-				return sys, pol, usagef("invalid --alpha: %v: the refresh-period map assumes equal shares (every dispatcher's pass through level v lasts k·F(v)/λ); unequal shares are not in the theory yet (fluid sim --policy tally --alpha simulates them)", w.alpha)
-			}
+		if k > staleboard.MaxShareDispatchers {
+			return sys, pol, usagef("invalid --alpha: shares for %d dispatchers, want at most %d (a server's state carries the set of dispatchers still to send in their pass: 2^k sets)", k, staleboard.MaxShareDispatchers)
 		}
+		copy(sys.Alpha[:], w.alpha)
 	}
 	if err := sys.Validate(); err != nil {
 		return sys, pol, paramUsage(err)

@@ -139,7 +139,7 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 				c.done()
 				return err
 			}
-			rep.Policy, rep.Sizes, rep.Discipline = pol.String(), sys.Sizes.String(), sys.Discipline.String()
+			rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
 			systems = append(systems, sys)
 		}
 	}
@@ -317,6 +317,9 @@ func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	}
 	if r.Sizes != "" && r.Sizes != "exp" {
 		what += fmt.Sprintf(", %s servers, %s sizes", r.Discipline, r.Sizes)
+	}
+	if len(r.Alpha) > 0 {
+		what += fmt.Sprintf(", shares α = %v", r.Alpha)
 	}
 	fmt.Fprintf(&b, "Tipping edge of the stale load board, %s (N → ∞, refresh-period map)\n\n", what)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

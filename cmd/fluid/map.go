@@ -116,7 +116,7 @@ func runMap(w io.Writer, o *mapOptions) error {
 	}
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
-		Dispatchers: o.k, Tally: tally.String(), Policy: pol.String(), Sizes: sys.Sizes.String(), Discipline: sys.Discipline.String(),
+		Dispatchers: o.k, Tally: tally.String(), Policy: pol.String(), Sizes: sys.Sizes.String(), Discipline: sys.Discipline.String(), Alpha: o.words.alpha,
 		MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
 		Attractor: att.Status.Name(),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
@@ -159,6 +159,9 @@ func runMap(w io.Writer, o *mapOptions) error {
 	serverNote := ""
 	if sys.Sizes.Kind != farm.Exponential {
 		serverNote = fmt.Sprintf(", %v servers, %v sizes", sys.Discipline, sys.Sizes)
+	}
+	if len(o.words.alpha) > 0 {
+		serverNote += fmt.Sprintf(", shares α = %v", o.words.alpha)
 	}
 	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s%s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), serverNote, rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -325,7 +325,9 @@ func (r *edgeRun) locate(res *EdgeResult, top float64, x0 []float64) (*fixedpoin
 		// gives the outer eigenvalues for 48 evaluations.
 		Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
 	}
-	if set.Search {
+	if set.Search || r.sys.shares() != nil {
+		// With unequal shares every dispatcher's pass border is a kink:
+		// the search, which needs no border of its own.
 		res.Method = EdgeSearch
 		return fixedpoint.FollowEnd(r.family(), endSettings)
 	}
@@ -635,6 +637,14 @@ func (r *edgeRun) support(m *Map) fixedpoint.Func {
 
 // family is the balanced fixed point's family in T, for fixedpoint.
 func (r *edgeRun) family() *fixedpoint.Family {
+	var border func(T float64, x []float64) (int, float64)
+	if r.sys.shares() == nil {
+		border = func(T float64, x []float64) (int, float64) {
+			// The branch V ends where t_{V+1} reaches T; crossing t_V only
+			// continues the fixed point onto branch V − 1.
+			return r.border(T, x)
+		}
+	}
 	return &fixedpoint.Family{
 		Map:   r.fn,
 		Start: func(float64) []float64 { return pad([]float64{1}, r.n) },
@@ -642,11 +652,7 @@ func (r *edgeRun) family() *fixedpoint.Family {
 			a, b := r.mean(prev), r.mean(next)
 			return b < 1.6*a+1 && a < 1.6*b+1
 		},
-		Border: func(T float64, x []float64) (int, float64) {
-			// The branch V ends where t_{V+1} reaches T; crossing t_V only
-			// continues the fixed point onto branch V − 1.
-			return r.border(T, x)
-		},
+		Border: border,
 	}
 }
 

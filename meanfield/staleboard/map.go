@@ -47,6 +47,9 @@ type Map struct {
 	// nil for the exponential FCFS map; ps its work space.
 	server *phaseServer
 	ps     phaseSpace
+	// shares are the dispatchers' unequal shares (share evolution,
+	// map_shares.go), nil for equal shares.
+	shares []float64
 
 	cache  map[passKey]*passWeights
 	gl     map[int][2][]float64 // Gauss–Legendre rules by size
@@ -104,6 +107,12 @@ func newModelMap(sys *System, T float64) *Map {
 	if sys.Sizes.Kind != farm.Exponential {
 		mp.server = newPhaseServer(sys.Sizes, sys.Discipline)
 	}
+	if sh := sys.shares(); sh != nil {
+		mp.shares = sh
+		if mp.server == nil {
+			mp.server = newPhaseServer(sys.Sizes, sys.Discipline)
+		}
+	}
 	return mp
 }
 
@@ -120,6 +129,7 @@ func (m *Map) boardOnly() *Map {
 	f.noIntegral = true
 	f.reference = m.reference
 	f.server = m.server
+	f.shares = m.shares
 	return f
 }
 
@@ -185,6 +195,10 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 // applyTo evaluates Φ_T(p) for a checked board (top its last non-zero
 // class, mass its total) into res.
 func (m *Map) applyTo(p []float64, top int, mass float64, res *MapResult) {
+	if m.shares != nil {
+		m.applyShares(p, mass, res)
+		return
+	}
 	if m.server != nil {
 		m.applyPhase(p, mass, res)
 		return
