@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/spf13/cobra"
+
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
@@ -30,6 +32,16 @@ func (w *boardWords) flags(f interface {
 	f.Float64SliceVar(&w.alpha, "alpha", nil, "arrival shares α_r of the k dispatchers (positive, sum 1; at most 6 dispatchers when unequal): dispatcher r's pass through level v lasts F(v)/(α_r·λ)")
 }
 
+// declare binds the words' flags to the fields a stale-board system's
+// *param.Error names, so that run names the flag in a refusal.
+func (w *boardWords) declare(cmd *cobra.Command) {
+	declare(cmd,
+		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "tally", field: "Tally"},
+		flagRule{flag: "sizes", field: "Sizes"}, flagRule{flag: "discipline", field: "Discipline"},
+		flagRule{flag: "alpha", field: "Alpha"},
+	)
+}
+
 // system returns the stale-board system of k dispatchers at load λ that
 // the words describe, or a usage error naming the flag, with the reason,
 // for a combination the theory does not cover.
@@ -42,14 +54,14 @@ func (w *boardWords) system(k int, load float64) (staleboard.System, farm.Policy
 	if w.tallySet && !w.policySet {
 		t, err := parseTally(w.tally)
 		if err != nil {
-			return sys, pol, paramUsage(err)
+			return sys, pol, err
 		}
 		sys.Tally = t
 		pol = farm.Policy{Kind: [...]farm.PolicyKind{farm.Tally, farm.SharedTally, farm.Partitioned}[t]}
 	} else {
 		var err error
 		if pol, err = farm.ParsePolicy(w.policy); err != nil {
-			return sys, pol, paramUsage(err)
+			return sys, pol, err
 		}
 		switch pol.Kind {
 		case farm.Tally:
@@ -59,34 +71,34 @@ func (w *boardWords) system(k int, load float64) (staleboard.System, farm.Policy
 		case farm.Partitioned:
 			sys.Tally = staleboard.Partitioned
 		case farm.TallyJSQd, farm.BoardJSQd:
-			return sys, pol, usagef("invalid --policy: %v: the refresh-period map covers dispatchers that send to the least board value plus their tally; best of d has no map here yet (fluid sim --policy %v simulates it; fluid meanfield --policy board-jsqd:D is the no-tally board with one dispatcher up to T = 400)", pol, pol)
+			return sys, pol, param.Errorf("Policy", "%v: the refresh-period map covers dispatchers that send to the least board value plus their tally; best of d has no map here yet (fluid sim --policy %v simulates it; fluid meanfield --policy board-jsqd:D is the no-tally board with one dispatcher up to T = 400)", pol, pol)
 		default:
-			return sys, pol, usagef("invalid --policy: %v is not a stale-board policy (want tally, shared-tally or partitioned)", pol)
+			return sys, pol, param.Errorf("Policy", "%v is not a stale-board policy (want tally, shared-tally or partitioned)", pol)
 		}
 	}
 	sz, err := farm.ParseSizes(w.sizes)
 	if err != nil {
-		return sys, pol, paramUsage(err)
+		return sys, pol, err
 	}
 	disc, err := farm.ParseDiscipline(w.discipline)
 	if err != nil {
-		return sys, pol, paramUsage(err)
+		return sys, pol, err
 	}
 	sys.Sizes, sys.Discipline = sz, disc
 	if len(w.alpha) > 0 {
 		if err := param.Distribution("Alpha", w.alpha, true); err != nil {
-			return sys, pol, paramUsage(err)
+			return sys, pol, err
 		}
 		if len(w.alpha) != k {
-			return sys, pol, usagef("invalid --alpha: %d shares for %d dispatchers (-k)", len(w.alpha), k)
+			return sys, pol, param.Errorf("Alpha", "%d shares for %d dispatchers (-k)", len(w.alpha), k)
 		}
 		if k > staleboard.MaxShareDispatchers {
-			return sys, pol, usagef("invalid --alpha: shares for %d dispatchers, want at most %d (a server's state carries the set of dispatchers still to send in their pass: 2^k sets)", k, staleboard.MaxShareDispatchers)
+			return sys, pol, param.Errorf("Alpha", "shares for %d dispatchers, want at most %d (a server's state carries the set of dispatchers still to send in their pass: 2^k sets)", k, staleboard.MaxShareDispatchers)
 		}
 		copy(sys.Alpha[:], w.alpha)
 	}
 	if err := sys.Validate(); err != nil {
-		return sys, pol, paramUsage(err)
+		return sys, pol, err
 	}
 	return sys, pol, nil
 }

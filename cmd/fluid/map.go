@@ -54,7 +54,7 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
-			return runMap(cmd.OutOrStdout(), o)
+			return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -67,6 +67,14 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per phase; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Map; schema in docs/schema/map.json)")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K"},
+		flagRule{flag: "load", field: "Load"}, flagRule{flag: "period", field: "Period"},
+		flagRule{flag: "start", field: "Start"},
+		flagRule{flag: "iterations", field: "MaxIter", rng: in(1, staleboard.MaxAttractorIter, "3000")},
+		flagRule{flag: "tol", field: "Tol", rng: between(1e-15, 1e-2, "[]", "1e-10")},
+	)
+	o.words.declare(cmd)
 	return cmd
 }
 
@@ -80,17 +88,9 @@ func parseTally(s string) (staleboard.Tally, error) {
 	return 0, param.Errorf("Tally", "unknown tally %q (want own, shared or partitioned)", s)
 }
 
-func runMap(w io.Writer, o *mapOptions) error {
+func runMap(w, stderr io.Writer, o *mapOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
-	}
-	// Zero settings mean the library's defaults; on the command line they
-	// are mistakes.
-	if o.iterations == 0 {
-		return usagef("invalid --iterations: 0, want at least 1")
-	}
-	if o.tol == 0 {
-		return usagef("invalid --tol: 0, want a number > 0")
 	}
 	sys, pol, err := o.words.system(o.k, o.load)
 	if err != nil {
@@ -99,25 +99,44 @@ func runMap(w io.Writer, o *mapOptions) error {
 	tally := sys.Tally
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	p, err := staleboard.Board(st)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	m := &staleboard.Model{System: sys, Period: o.period}
 	mp, err := staleboard.NewMap(m)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
+	c := startComputation(stderr, "map", "stopping the map")
+	defer c.stop()
+	var rep *report.Map
+	var att *staleboard.AttractorResult
+	if !c.await(func() { att, rep, err = mapAttractor(mp, m, p, o) }) {
+		return c.interruptedBefore(w, output{json: o.json}, "map", "the map had not settled")
+	}
+	if err != nil {
+		return err
+	}
+	rep.Tally, rep.Start = tally.String(), st.String()
+	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
+	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
+	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
+	return errors.Join(err, unsettled)
+}
+
+// mapAttractor iterates the map from the board p to its attractor and
+// describes it (at a fixed point: its branch and spectrum).
+func mapAttractor(mp *staleboard.Map, m *staleboard.Model, p []float64, o *mapOptions) (*staleboard.AttractorResult, *report.Map, error) {
 	att, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Start: p, Tol: o.tol, MaxIter: o.iterations})
 	if err != nil {
-		return paramUsage(err)
+		return nil, nil, err
 	}
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
-		Dispatchers: o.k, Tally: tally.String(), Policy: pol.String(), Sizes: sys.Sizes.String(), Discipline: sys.Discipline.String(), Alpha: o.words.alpha,
-		MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
+		Dispatchers: o.k, MapDispatchers: m.MapK(), Load: o.load, Period: o.period,
 		Attractor: att.Status.Name(),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
 		Iterations: att.Iterations, Lost: att.Lost, Status: reportStatus(att.Status), Transient: att.Transient,
@@ -131,23 +150,20 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if att.Status == outcome.FixedPoint {
 		sp, err := mp.Spectrum(att.Boards[0])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		r, err := mp.Apply(att.Boards[0])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		rep.Branch = ptr(r.Pass)
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
 	}
-	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
-	if o.csv {
-		return errors.Join(writeCSVReport(w, rep, "phases"), unsettled)
-	}
-	if o.json {
-		return errors.Join(writeJSON(w, rep), unsettled)
-	}
+	return att, rep, nil
+}
+
+func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult, tally staleboard.Tally, o *mapOptions) error {
 	var b strings.Builder
 	tallyNote := ""
 	switch tally {
@@ -157,11 +173,11 @@ func runMap(w io.Writer, o *mapOptions) error {
 		tallyNote = " partitioned (each part is the k = 1 map)"
 	}
 	serverNote := ""
-	if sys.Sizes.Kind != farm.Exponential {
-		serverNote = fmt.Sprintf(", %v servers, %v sizes", sys.Discipline, sys.Sizes)
+	if rep.Sizes != "" && rep.Sizes != "exp" {
+		serverNote = fmt.Sprintf(", %s servers, %s sizes", rep.Discipline, rep.Sizes)
 	}
-	if len(o.words.alpha) > 0 {
-		serverNote += fmt.Sprintf(", shares α = %v", o.words.alpha)
+	if len(rep.Alpha) > 0 {
+		serverNote += fmt.Sprintf(", shares α = %v", rep.Alpha)
 	}
 	fmt.Fprintf(&b, "Refresh-period map: k = %d dispatchers%s, load λ = %s, refresh period T = %s%s, start %s\n\n", o.k, tallyNote, g(o.load), g(o.period), serverNote, rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -202,6 +218,6 @@ func runMap(w io.Writer, o *mapOptions) error {
 		}
 		tw.Flush()
 	}
-	_, err = io.WriteString(w, b.String())
-	return errors.Join(err, unsettled)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
