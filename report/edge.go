@@ -60,8 +60,8 @@ type EdgeRow struct {
 
 // SimulatedEdge is the finite-N edge measured by simulation.
 type SimulatedEdge struct {
-	Scaled float64          `json:"scaled"` // where the fitted tipping probability crosses ½
-	CI95   [2]float64       `json:"ci95"`   // its 95% interval
+	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null when it does not: status not_settled)
+	CI95   *[2]float64      `json:"ci95"`   // its 95% interval (null with scaled)
 	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
 	Reps   int              `json:"reps"`   // runs per period
 	Points []SimulatedPoint `json:"points"`

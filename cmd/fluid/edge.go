@@ -223,7 +223,12 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 		if curve.Status == outcome.Interrupted {
 			return i, len(rows), nil
 		}
-		se := &report.SimulatedEdge{Scaled: curve.Edge, CI95: [2]float64{curve.EdgeLo, curve.EdgeHi}, Status: curve.Status.Name(), Reps: o.reps}
+		se := &report.SimulatedEdge{Status: curve.Status.Name(), Reps: o.reps}
+		if curve.Status == outcome.Converged {
+			// Otherwise every run tipped, or none did, or the crossing lies
+			// outside the periods simulated: there is no edge to report.
+			se.Scaled, se.CI95 = ptr(curve.Edge), &[2]float64{curve.EdgeLo, curve.EdgeHi}
+		}
 		for _, p := range curve.Points {
 			se.Points = append(se.Points, report.SimulatedPoint{Scaled: p.Scaled, Tipped: p.Tipped, Reps: p.Reps, Fraction: p.Fraction, CI95: [2]float64{p.Lo, p.Hi}})
 		}
@@ -421,8 +426,8 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		sim, ci, pts := "", "", ""
 		if s := row.Simulated; s != nil {
 			sim = "no crossing"
-			if s.Status == "converged" {
-				sim, ci = fmt.Sprintf("%.4f", s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
+			if s.Scaled != nil {
+				sim, ci = fmt.Sprintf("%.4f", *s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
 			}
 			var p []string
 			for _, q := range s.Points {
