@@ -1171,6 +1171,9 @@ func boardShares(e *env) ([]Check, error) {
 		{[]float64{0.5, 0.3, 0.2}, 200, 40, true},
 		{[]float64{0.7, 0.3}, 100, 80, false},
 	} {
+		if e.quick && !c.quick {
+			continue
+		}
 		sys := staleboard.System{K: len(c.alpha), Load: load}
 		copy(sys.Alpha[:], c.alpha)
 		att, err := staleboard.Attractor(&staleboard.Model{System: sys, Period: c.T}, nil)
