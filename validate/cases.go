@@ -25,6 +25,7 @@ func catalogue() []Case {
 		{Name: "board-fixed-points", Source: "refresh-period map", Quick: true, run: boardFixedPoints},
 		{Name: "edge", Source: "edge T* of the refresh-period map, far above and below", Quick: false, run: edgeCase},
 		{Name: "board-h2", Source: "refresh-period map with H2 sizes, FCFS and PS (the phase evolution)", Quick: true, run: boardH2},
+		{Name: "ps-trap-door", Source: "refresh-period map with PS servers and H2 sizes: no herd where exponential sizes herd", Quick: true, run: psTrapDoor},
 		{Name: "board-shares", Source: "refresh-period map with unequal dispatcher shares (the share evolution)", Quick: true, run: boardShares},
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
@@ -1194,6 +1195,49 @@ func boardShares(e *env) ([]Check, error) {
 			return nil, fmt.Errorf("α = %v T=%v: no refresh in the measured window", c.alpha, c.T)
 		}
 		out = append(out, e.check(fmt.Sprintf("mean board α=%v T=%g", c.alpha, c.T), n, att.BoardMean, 0.01*att.BoardMean, *res.BoardMean))
+	}
+	return out, nil
+}
+
+// Processor sharing and the trap door (k = 5, λ = 0.9, T = 100, about a
+// third of the exponential edge T* ≈ 290): the map from the empty board
+// herds with exponential sizes (its attractor is not the balanced fixed
+// point) and settles on the balanced fixed point with PS servers and H2
+// sizes of SCV 10. N = 400 servers from the empty start over 40 refresh
+// periods, stopped at the tip: every replication tips with exponential
+// sizes, none with PS. Both are all-or-nothing checks: at this T the
+// exponential balanced state is far below its edge (the herd is reached
+// within a few periods), and the PS fixed point contracts by its
+// spectral radius 0.52 per period, so the board noise of N = 400 (about
+// 5% of the mean) does not carry it away.
+func psTrapDoor(e *env) ([]Check, error) {
+	const n, k, load, T = 400, 5, 0.9, 100.0
+	var out []Check
+	for i, c := range []struct {
+		sz   farm.Sizes
+		disc farm.Discipline
+	}{
+		{farm.Sizes{}, farm.FCFS},
+		{farm.Sizes{Kind: farm.H2, SCV: 10}, farm.PS},
+	} {
+		sys := staleboard.System{K: k, Load: load, Sizes: c.sz, Discipline: c.disc}
+		att, err := staleboard.Attractor(&staleboard.Model{System: sys, Period: T}, nil)
+		if err != nil {
+			return nil, err
+		}
+		// The theory's answer, by the simulator's definition of a tip (one
+		// definition for both): balanced when the map settles on a fixed
+		// point whose board mean is below the tipping threshold.
+		want := 1.0
+		if att.Status == outcome.FixedPoint && att.BoardMean < farm.TipThreshold(T, load) {
+			want = 0
+		}
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Sizes: c.sz, Discipline: c.disc},
+			&sim.Settings{Horizon: e.scale(40, 20), StopAtTip: true, Reps: 4}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.tipCheck(fmt.Sprintf("tipped at T = %g, %v %v (map: %s, board %.3g)", T, c.disc, c.sz, att.Status.Name(), att.BoardMean), n, want, res))
 	}
 	return out, nil
 }
