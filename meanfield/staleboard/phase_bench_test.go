@@ -43,3 +43,32 @@ func BenchmarkPhaseMap(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEdgePhase is one edge search at k = 5, λ = 0.9 for H2 sizes
+// under PS (target: under 5 s), beside the exponential edge measured in
+// the same run (the reference of the ratio). With SCV 10 the balanced
+// fixed point stays stable down to the floor T(1−λ)² = 0.05: the search
+// follows it over the whole range and reports no edge.
+func BenchmarkEdgePhase(b *testing.B) {
+	for _, r := range []struct {
+		name string
+		sz   farm.Sizes
+		disc farm.Discipline
+	}{
+		{"exp", farm.Sizes{}, farm.FCFS},
+		{"ps-h2:4", farm.Sizes{Kind: farm.H2, SCV: 4}, farm.PS},
+		{"ps-h2:10", farm.Sizes{Kind: farm.H2, SCV: 10}, farm.PS},
+	} {
+		b.Run(r.name, func(b *testing.B) {
+			var evals int
+			for b.Loop() {
+				res, err := Edge(&System{K: 5, Load: 0.9, Sizes: r.sz, Discipline: r.disc}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				evals = res.Evaluations
+			}
+			b.ReportMetric(float64(evals), "evals/op")
+		})
+	}
+}
