@@ -93,7 +93,8 @@ type EdgeResult struct {
 	// by the search (NaN if not estimated).
 	Collision float64
 	// Branch is V, the pass in progress at T* on the last balanced fixed
-	// point (the branch that ends).
+	// point (the branch that ends); with unequal shares, the pass in
+	// progress at T* of the dispatcher with the largest share.
 	Branch int
 	// Mechanism is how the branch ends: a border collision (the map is only
 	// piecewise smooth) or an eigenvalue crossing.
@@ -268,6 +269,12 @@ func edge(sys *System, set *EdgeSettings) (*EdgeResult, error) {
 	}
 	res.Evaluations++
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
+	if sys.shares() != nil {
+		// The search follows no border, so it names no piece: the branch
+		// is the pass in progress at T* of the largest share's dispatcher
+		// (MapResult.Pass), as fluid map reports it.
+		res.Branch = r.Pass
+	}
 	res.board = end.X
 	if set.Confirm && res.Status == outcome.EdgeFound {
 		if res.Confirmation, evals, err = run.confirm(end); err != nil {
