@@ -3,12 +3,16 @@ package report
 // Edge is the JSON output of `fluid edge`: one row per (k, λ, N).
 type Edge struct {
 	Header
-	Confirm  bool      `json:"confirm"`  // rows carry a dynamic confirmation
-	Simulate bool      `json:"simulate"` // finite-N rows carry a simulated edge
-	Reps     *int      `json:"reps"`     // simulate: runs per simulated period (null without)
-	Seed     *uint64   `json:"seed"`     // simulate: the random seed (null without)
-	Rows     []EdgeRow `json:"rows"`
-	Seconds  float64   `json:"seconds"` // wall time of the whole table
+	Policy     string    `json:"policy"`     // the simulator's word: tally, shared-tally or partitioned
+	Sizes      string    `json:"sizes"`      // exp or h2:SCV
+	Discipline string    `json:"discipline"` // fcfs or ps
+	Alpha      []float64 `json:"alpha"`      // the dispatchers' shares; null: equal
+	Confirm    bool      `json:"confirm"`    // rows carry a dynamic confirmation
+	Simulate   bool      `json:"simulate"`   // finite-N rows carry a simulated edge
+	Reps       *int      `json:"reps"`       // simulate: runs per simulated period (null without)
+	Seed       *uint64   `json:"seed"`       // simulate: the random seed (null without)
+	Rows       []EdgeRow `json:"rows"`
+	Seconds    float64   `json:"seconds"` // wall time of the whole table
 }
 
 // EdgeRow is one (k, λ) entry. Fields about the edge are null when there
@@ -56,7 +60,7 @@ type EdgeRow struct {
 
 // SimulatedEdge is the finite-N edge measured by simulation.
 type SimulatedEdge struct {
-	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null: it does not)
+	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null when it does not: status not_settled)
 	CI95   *[2]float64      `json:"ci95"`   // its 95% interval (null with scaled)
 	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
 	Reps   int              `json:"reps"`   // runs per period

@@ -5,6 +5,10 @@ type Map struct {
 	Header
 	Dispatchers    int       `json:"dispatchers"`
 	Tally          string    `json:"tally"`           // own, shared or partitioned
+	Policy         string    `json:"policy"`          // the simulator's word: tally, shared-tally or partitioned
+	Sizes          string    `json:"sizes"`           // exp or h2:SCV
+	Discipline     string    `json:"discipline"`      // fcfs or ps
+	Alpha          []float64 `json:"alpha"`           // the dispatchers' shares; null: equal
 	MapDispatchers int       `json:"map_dispatchers"` // k of the map computed (1 unless own)
 	Load           float64   `json:"load"`
 	Period         float64   `json:"period"`

@@ -24,6 +24,9 @@ func catalogue() []Case {
 		{Name: "jiq-trajectory", Source: "JIQ fluid ODEs", Quick: true, run: jiqTrajectory},
 		{Name: "board-fixed-points", Source: "refresh-period map", Quick: true, run: boardFixedPoints},
 		{Name: "edge", Source: "edge T* of the refresh-period map, far above and below", Quick: false, run: edgeCase},
+		{Name: "board-h2", Source: "refresh-period map with H2 sizes, FCFS and PS (the phase evolution)", Quick: true, run: boardH2},
+		{Name: "ps-trap-door", Source: "refresh-period map with PS servers and H2 sizes: no herd where exponential sizes herd", Quick: true, run: psTrapDoor},
+		{Name: "board-shares", Source: "refresh-period map with unequal dispatcher shares (the share evolution)", Quick: true, run: boardShares},
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "bistability", Source: "published bistability at T = 2·T*", Quick: true, run: bistability},
@@ -1100,4 +1103,141 @@ func staleBoardFCFS(e *env) ([]Check, error) {
 		return nil, err
 	}
 	return gapFit(e, "best of 2 on a board, T = 100, fcfs, SCV 30", mf.Sojourn, fitNs, fit, ns, ests), nil
+}
+
+// The map with hyperexponential sizes (the phase evolution): its balanced
+// attractor's mean board against N = 1,600 servers. Allowance 1%: at
+// N = 1,600 the exponential map's board means are within 0.2% of the
+// simulated ones (5.49 against 5.50), and the board noise is O(1/√N).
+// The PS case sits below the exponential edge (T(1−λ)² = 0.5 < 0.99):
+// there exponential sizes herd, and the map says PS servers with SCV 4
+// do not.
+func boardH2(e *env) ([]Check, error) {
+	const n, load = 1600, 0.9
+	var out []Check
+	for i, c := range []struct {
+		k       int
+		T       float64
+		sz      farm.Sizes
+		disc    farm.Discipline
+		periods int
+		quick   bool
+	}{
+		{3, 50, farm.Sizes{Kind: farm.H2, SCV: 4}, farm.PS, 100, true},
+		{1, 100, farm.Sizes{Kind: farm.H2, SCV: 4}, farm.FCFS, 50, false},
+		{3, 50, farm.Sizes{Kind: farm.H2, SCV: 10}, farm.PS, 100, false},
+	} {
+		if e.quick && !c.quick {
+			continue
+		}
+		sys := staleboard.System{K: c.k, Load: load, Sizes: c.sz, Discipline: c.disc}
+		att, err := staleboard.Attractor(&staleboard.Model{System: sys, Period: c.T}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if att.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("k=%d T=%v %v %v: the map did not settle on a fixed point (%v)", c.k, c.T, c.sz, c.disc, att.Status)
+		}
+		perPeriod := int(load * n * c.T)
+		periods := e.scale(c.periods, c.periods/8)
+		// Warm-up: 1,000 time units (giants of SCV 10 have mean 10.5 and,
+		// under PS, stay for tens of time units). Eight replications: the
+		// board mean of one period varies by several per cent, and the
+		// 99.9% t quantile with 7 degrees of freedom is 5.4 (12.9 with 3).
+		warm := max(3, int(math.Ceil(1000/c.T)))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: c.k, Policy: farm.Policy{Kind: farm.Tally}, Period: c.T, Sizes: c.sz, Discipline: c.disc}, &sim.Settings{Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 8}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		if res.BoardMean == nil {
+			return nil, fmt.Errorf("k=%d T=%v: no refresh in the measured window", c.k, c.T)
+		}
+		out = append(out, e.check(fmt.Sprintf("mean board k=%d T=%g %v %v", c.k, c.T, c.disc, c.sz), n, att.BoardMean, 0.01*att.BoardMean, *res.BoardMean))
+	}
+	return out, nil
+}
+
+// The map with unequal shares (the share evolution): the balanced
+// attractor's mean board against N = 1,600 servers with the simulator's
+// --alpha. Allowance 1%, as for board-h2.
+func boardShares(e *env) ([]Check, error) {
+	const n, load = 1600, 0.9
+	var out []Check
+	for i, c := range []struct {
+		alpha   []float64
+		T       float64
+		periods int
+		quick   bool
+	}{
+		{[]float64{0.5, 0.3, 0.2}, 200, 40, true},
+		{[]float64{0.7, 0.3}, 100, 80, false},
+	} {
+		if e.quick && !c.quick {
+			continue
+		}
+		sys := staleboard.System{K: len(c.alpha), Load: load}
+		copy(sys.Alpha[:], c.alpha)
+		att, err := staleboard.Attractor(&staleboard.Model{System: sys, Period: c.T}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if att.Status != outcome.FixedPoint {
+			return nil, fmt.Errorf("α = %v T=%v: the map did not settle on a fixed point (%v)", c.alpha, c.T, att.Status)
+		}
+		perPeriod := int(load * n * c.T)
+		periods := e.scale(c.periods, c.periods/4)
+		warm := max(3, int(math.Ceil(600/c.T)))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Alpha: c.alpha, Policy: farm.Policy{Kind: farm.Tally}, Period: c.T}, &sim.Settings{Jobs: periods * perPeriod, Warmup: warm * perPeriod, Reps: 8}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		if res.BoardMean == nil {
+			return nil, fmt.Errorf("α = %v T=%v: no refresh in the measured window", c.alpha, c.T)
+		}
+		out = append(out, e.check(fmt.Sprintf("mean board α=%v T=%g", c.alpha, c.T), n, att.BoardMean, 0.01*att.BoardMean, *res.BoardMean))
+	}
+	return out, nil
+}
+
+// Processor sharing and the trap door (k = 5, λ = 0.9, T = 100, about a
+// third of the exponential edge T* ≈ 290): the map from the empty board
+// herds with exponential sizes (its attractor is not the balanced fixed
+// point) and settles on the balanced fixed point with PS servers and H2
+// sizes of SCV 10. N = 400 servers from the empty start over 40 refresh
+// periods, stopped at the tip: every replication tips with exponential
+// sizes, none with PS. Both are all-or-nothing checks: at this T the
+// exponential balanced state is far below its edge (the herd is reached
+// within a few periods), and the PS fixed point contracts by its
+// spectral radius 0.52 per period, so the board noise of N = 400 (about
+// 5% of the mean) does not carry it away.
+func psTrapDoor(e *env) ([]Check, error) {
+	const n, k, load, T = 400, 5, 0.9, 100.0
+	var out []Check
+	for i, c := range []struct {
+		sz   farm.Sizes
+		disc farm.Discipline
+	}{
+		{farm.Sizes{}, farm.FCFS},
+		{farm.Sizes{Kind: farm.H2, SCV: 10}, farm.PS},
+	} {
+		sys := staleboard.System{K: k, Load: load, Sizes: c.sz, Discipline: c.disc}
+		att, err := staleboard.Attractor(&staleboard.Model{System: sys, Period: T}, nil)
+		if err != nil {
+			return nil, err
+		}
+		// The theory's answer, by the simulator's definition of a tip (one
+		// definition for both): balanced when the map settles on a fixed
+		// point whose board mean is below the tipping threshold.
+		want := 1.0
+		if att.Status == outcome.FixedPoint && att.BoardMean < farm.TipThreshold(T, load) {
+			want = 0
+		}
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Sizes: c.sz, Discipline: c.disc},
+			&sim.Settings{Horizon: e.scale(40, 20), StopAtTip: true, Reps: 4}, uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.tipCheck(fmt.Sprintf("tipped at T = %g, %v %v (map: %s, board %.3g)", T, c.disc, c.sz, att.Status.Name(), att.BoardMean), n, want, res))
+	}
+	return out, nil
 }

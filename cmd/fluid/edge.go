@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/outcome"
@@ -18,6 +19,7 @@ import (
 )
 
 type edgeOptions struct {
+	words    boardWords
 	ks       string
 	loads    []float64
 	servers  string
@@ -71,6 +73,11 @@ start at seven periods around the theory edge, --reps each, stopped at the
 tip, and the logistic fit of the fraction that tipped, with its 95% interval.
 --servers computes one finite-N edge per k: give -k with it.
 
+--policy, --sizes and --discipline take the simulator's words (fluid map --help):
+--sizes h2:SCV --discipline ps is the edge of processor-sharing servers with
+hyperexponential sizes (the board still shows counts; each server's job phases
+are followed between refreshes). The finite-N theory takes exponential sizes only.
+
 -k, --load and --servers take lists and ranges (-k 2..10 --load 0.8,0.9,0.95
 --servers 25,100,800): the table has a row per combination; they run in
 parallel on all cores and print in order.`,
@@ -78,17 +85,20 @@ parallel on all cores and print in order.`,
   fluid edge -k 5 --load 0.9 --confirm
   fluid edge -k 2..10 --load 0.8,0.9,0.95 --json
   fluid edge -k 5 --load 0.9 --servers 25,100,800,1600
-  fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16`,
+  fluid edge -k 5 --load 0.9 --servers 100 --simulate --reps 16
+  fluid edge -k 3 --sizes h2:10 --discipline ps`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.servers != "" && !cmd.Flags().Changed("dispatchers") {
 				// The default -k 2..10 would start nine finite-N searches.
 				return usagef("--servers computes a finite-N edge for each k of --dispatchers (-k), nine by default (2..10): give -k, e.g. -k 5 --servers %s (or -k 2..10 for all nine)", o.servers)
 			}
+			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
 			return runEdge(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := cmd.Flags()
+	o.words.flags(f)
 	f.StringVarP(&o.ks, "dispatchers", "k", "2..10", concept("dispatchers", "a list or ranges"))
 	f.Float64SliceVar(&o.loads, "load", []float64{0.9}, concept("load", "0 < λ < 1; a list or ranges"))
 	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
@@ -116,6 +126,7 @@ parallel on all cores and print in order.`,
 		flagRule{flag: "max-period", field: "MaxPeriod", rng: between(0, staleboard.MaxPeriod, "(]", "20000")},
 		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
 	)
+	o.words.declare(cmd)
 	cmd.Annotations[fieldKey+"Top"] = "--floor\x00--floor" // the search range [floor, top] is empty
 	return cmd
 }
@@ -128,6 +139,17 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err != nil {
 		return err
 	}
+	var systems []staleboard.System
+	var pol farm.Policy
+	for _, l := range o.loads {
+		for _, k := range ks {
+			var sys staleboard.System
+			if sys, pol, err = o.words.system(k, l); err != nil {
+				return err
+			}
+			systems = append(systems, sys)
+		}
+	}
 	start := time.Now()
 	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
 	defer c.stop()
@@ -136,7 +158,10 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
-	entries, err := edgeRows(rep, ks, o.loads, servers, o.horizon, &set)
+	if len(systems) > 0 {
+		rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), systems[0].Sizes.String(), systems[0].Discipline.String(), o.words.alpha
+	}
+	entries, err := edgeRows(rep, systems, servers, o.horizon, &set)
 	c.done()
 	if err != nil {
 		return err
@@ -236,13 +261,7 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 // every N of servers) into rep's rows, in that order, and returns the
 // number of rows a finished computation has: with servers, the N = ∞ row
 // of each system is the edge its finite-N search started from.
-func edgeRows(rep *report.Edge, ks []int, loads []float64, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
-	var systems []staleboard.System
-	for _, l := range loads {
-		for _, k := range ks {
-			systems = append(systems, staleboard.System{K: k, Load: l})
-		}
-	}
+func edgeRows(rep *report.Edge, systems []staleboard.System, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
 	if len(servers) == 0 {
 		results, err := staleboard.EdgeTable(systems, set)
 		for _, r := range results {
@@ -332,7 +351,20 @@ func newFiniteRow(r *staleboard.FiniteEdgeResult, floor float64) report.EdgeRow 
 
 func writeEdgeTable(w io.Writer, r *report.Edge) error {
 	var b strings.Builder
-	b.WriteString("Tipping edge of the stale load board, k dispatchers each adding its own sends (N → ∞, refresh-period map)\n\n")
+	what := "k dispatchers each adding its own sends"
+	switch r.Policy {
+	case "shared-tally":
+		what = "k dispatchers with a shared tally (the k = 1 map)"
+	case "partitioned":
+		what = "k dispatchers over N/k servers each (the k = 1 map)"
+	}
+	if r.Sizes != "" && r.Sizes != "exp" {
+		what += fmt.Sprintf(", %s servers, %s sizes", r.Discipline, r.Sizes)
+	}
+	if len(r.Alpha) > 0 {
+		what += fmt.Sprintf(", shares α = %v", r.Alpha)
+	}
+	fmt.Fprintf(&b, "Tipping edge of the stale load board, %s (N → ∞, refresh-period map)\n\n", what)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "k\tλ\tT*\tT*(1−λ)²\t0.9(k−2)\tratio\tbranch\tends by\tleading eig.\tsojourn\tseconds\t")
 	confirmed := false

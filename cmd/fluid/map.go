@@ -18,7 +18,7 @@ import (
 
 type mapOptions struct {
 	k          int
-	tally      string
+	words      boardWords
 	load       float64
 	period     float64
 	start      string
@@ -52,19 +52,26 @@ where the fixed point is stable); mass lost to truncation, the probability
 cut off by the finite board at most per period (rounding when near 1e-16).
 Words: fluid help glossary. One value per flag: for a grid, fluid sweep map.
 
---tally shared (one tally that every dispatcher adds to) and --tally partitioned
-(k dispatchers over N/k servers each) are both the k = 1 map. --start is empty
+--policy takes the simulator's words: tally (the default), shared-tally (one tally
+that every dispatcher adds to) and partitioned (k dispatchers over N/k servers
+each), the last two both the k = 1 map (--tally own|shared|partitioned is the older
+spelling). --sizes h2:SCV (balanced-means hyperexponential sizes) and --discipline
+ps (processor sharing) follow each server's job phases between refreshes: the
+board still shows counts. --start is empty
 (every queue empty; also balanced), balanced:L (every queue at L), half:B (half the
 servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		Example: `  fluid map -k 5 --load 0.9 --period 400
   fluid map -k 5 --load 0.9 --period 1100 --start half:110
   fluid map -k 5 --load 0.9 --period 20 --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
+			return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.k, "dispatchers", "k", 5, concept("dispatchers", "each adds its own sends to the board (1 = shared tally or partitioned); one value: for a grid, fluid sweep map"))
-	f.StringVar(&o.tally, "tally", "own", "what dispatchers add to the board: own (k-dispatcher map), shared or partitioned (both the k = 1 map)")
+	o.words.flags(f)
 	f.Float64Var(&o.load, "load", 0.9, concept("load", "0 < λ < 1; one value: for a grid, fluid sweep map"))
 	f.Float64Var(&o.period, "period", 400, concept("period", ""))
 	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
@@ -73,12 +80,13 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per phase; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Map; schema in docs/schema/map.json)")
 	declare(cmd,
-		flagRule{flag: "dispatchers", field: "K"}, flagRule{flag: "tally", field: "Tally"},
+		flagRule{flag: "dispatchers", field: "K"},
 		flagRule{flag: "load", field: "Load"}, flagRule{flag: "period", field: "Period"},
 		flagRule{flag: "start", field: "Start"},
 		flagRule{flag: "iterations", field: "MaxIter", rng: in(1, staleboard.MaxAttractorIter, "3000")},
 		flagRule{flag: "tol", field: "Tol", rng: between(1e-15, 1e-2, "[]", "1e-10")},
 	)
+	o.words.declare(cmd)
 	return cmd
 }
 
@@ -96,10 +104,11 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
-	tally, err := parseTally(o.tally)
+	sys, pol, err := o.words.system(o.k, o.load)
 	if err != nil {
 		return err
 	}
+	tally := sys.Tally
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
 		return err
@@ -108,7 +117,7 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	if err != nil {
 		return err
 	}
-	m := &staleboard.Model{System: staleboard.System{K: o.k, Load: o.load, Tally: tally}, Period: o.period}
+	m := &staleboard.Model{System: sys, Period: o.period}
 	mp, err := staleboard.NewMap(m)
 	if err != nil {
 		return err
@@ -124,6 +133,7 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 		return err
 	}
 	rep.Tally, rep.Start = tally.String(), st.String()
+	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
 	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last %d, not an attractor's", att.Iterations, att.Averaged))
 	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
 	return errors.Join(err, unsettled)
@@ -174,7 +184,14 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	case staleboard.Partitioned:
 		tallyNote = " partitioned (each part is the k = 1 map)"
 	}
-	fmt.Fprintf(&b, "Refresh-period map: %s%s, load λ = %s, refresh period T = %s, start %s\n\n", plural(o.k, "dispatcher"), tallyNote, g(o.load), g(o.period), rep.Start)
+	serverNote := ""
+	if rep.Sizes != "" && rep.Sizes != "exp" {
+		serverNote = fmt.Sprintf(", %s servers, %s sizes", rep.Discipline, rep.Sizes)
+	}
+	if len(rep.Alpha) > 0 {
+		serverNote += fmt.Sprintf(", shares α = %v", rep.Alpha)
+	}
+	fmt.Fprintf(&b, "Refresh-period map: %s%s, load λ = %s, refresh period T = %s%s, start %s\n\n", plural(o.k, "dispatcher"), tallyNote, g(o.load), g(o.period), serverNote, rep.Start)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Status {
 	case outcome.FixedPoint:

@@ -13,7 +13,8 @@ import (
 // AttractorSettings control Attractor. A nil pointer or a zero field means
 // the documented default.
 type AttractorSettings struct {
-	// Start is the board iteration starts from. Default: the empty board.
+	// Start is the board iteration starts from (a count law; with H2 sizes
+	// lifted with fresh phases, Map.State). Default: the empty board.
 	Start []float64
 	// Tol is the ‖·‖₁ distance that counts as a return (a fixed point, or
 	// a cycle closing). Default 1e-10.
@@ -217,7 +218,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		return nil, err
 	}
 	// Iterate on the free support first, to size the fixed support.
-	p := set.Start
+	p := mp.State(set.Start)
 	longest := len(p)
 	series := []float64{}         // not nil: supportFunc records every period
 	warm := min(8, set.MaxIter/2) // periods on the free support

@@ -93,7 +93,8 @@ type EdgeResult struct {
 	// by the search (NaN if not estimated).
 	Collision float64
 	// Branch is V, the pass in progress at T* on the last balanced fixed
-	// point (the branch that ends).
+	// point (the branch that ends); with unequal shares, the pass in
+	// progress at T* of the dispatcher with the largest share.
 	Branch int
 	// Mechanism is how the branch ends: a border collision (the map is only
 	// piecewise smooth) or an eigenvalue crossing.
@@ -237,14 +238,14 @@ func line(k int) float64 { return 0.9 * float64(k-2) }
 // edge computes the N = ∞ edge of sys with settings already filled in.
 func edge(sys *System, set *EdgeSettings) (*EdgeResult, error) {
 	start := time.Now()
-	k, load, scale := sys.MapK(), sys.Load, sys.Scale()
+	scale := sys.Scale()
 	res := &EdgeResult{System: *sys, Line: line(sys.K), Collision: math.NaN()}
-	top, x0, evals, err := edgeTop(k, load, set)
+	top, x0, evals, err := edgeTop(sys, set)
 	res.Evaluations += evals
 	if err != nil {
 		return nil, err
 	}
-	run := &edgeRun{k: k, load: load, set: set, n: len(x0), maps: map[float64]*Map{}}
+	run := newEdgeRun(sys, set, len(x0))
 	end, err := run.locate(res, top, x0)
 	if err != nil {
 		return nil, err
@@ -262,12 +263,18 @@ func edge(sys *System, set *EdgeSettings) (*EdgeResult, error) {
 	if err := set.canceled(); err != nil {
 		return nil, err
 	}
-	r, err := newMap(k, load, end.Hi).Apply(end.X)
+	r, err := run.newMap(end.Hi).Apply(end.X)
 	if err != nil {
 		return nil, err
 	}
 	res.Evaluations++
 	res.BoardMean, res.Sojourn = r.BoardMean, r.Sojourn
+	if sys.shares() != nil {
+		// The search follows no border, so it names no piece: the branch
+		// is the pass in progress at T* of the largest share's dispatcher
+		// (MapResult.Pass), as fluid map reports it.
+		res.Branch = r.Pass
+	}
 	res.board = end.X
 	if set.Confirm && res.Status == outcome.EdgeFound {
 		if res.Confirmation, evals, err = run.confirm(end); err != nil {
@@ -284,7 +291,8 @@ func edge(sys *System, set *EdgeSettings) (*EdgeResult, error) {
 // point there, from an empty board, raising the top until it is balanced.
 // It returns the top's period, its fixed point padded to the support, and
 // the map evaluations.
-func edgeTop(k int, load float64, set *EdgeSettings) (float64, []float64, int, error) {
+func edgeTop(sys *System, set *EdgeSettings) (float64, []float64, int, error) {
+	load := sys.Load
 	top := set.Top / ((1 - load) * (1 - load))
 	// The root path only starts from the top's fixed point (every point it
 	// reports is solved on its own); the search continues it, as before.
@@ -294,7 +302,7 @@ func edgeTop(k int, load float64, set *EdgeSettings) (float64, []float64, int, e
 	}
 	evals := 0
 	for {
-		board, sojourn, n, ok, err := topFixedPoint(k, load, top, set, topTol)
+		board, sojourn, n, ok, err := topFixedPoint(sys, top, set, topTol)
 		evals += n
 		if err != nil {
 			return 0, nil, evals, err
@@ -304,7 +312,7 @@ func edgeTop(k int, load float64, set *EdgeSettings) (float64, []float64, int, e
 			return top, pad(board[:min(len(board), n)], n), evals, nil
 		}
 		if top > 1e6 {
-			return 0, nil, evals, fmt.Errorf("staleboard: no balanced state found up to T = %g (k = %d, λ = %v)", top, k, load)
+			return 0, nil, evals, fmt.Errorf("staleboard: no balanced state found up to T = %g (k = %d, λ = %v)", top, sys.MapK(), load)
 		}
 		top *= 2
 	}
@@ -324,7 +332,9 @@ func (r *edgeRun) locate(res *EdgeResult, top float64, x0 []float64) (*fixedpoin
 		// gives the outer eigenvalues for 48 evaluations.
 		Spectrum: &fixedpoint.SpectrumSettings{DenseLimit: 40, Krylov: 24},
 	}
-	if set.Search {
+	if set.Search || r.sys.shares() != nil {
+		// With unequal shares every dispatcher's pass border is a kink:
+		// the search, which needs no border of its own.
 		res.Method = EdgeSearch
 		return fixedpoint.FollowEnd(r.family(), endSettings)
 	}
@@ -348,12 +358,12 @@ func (r *edgeRun) confirm(end *fixedpoint.End) (*EdgeConfirmation, int, error) {
 		return nil, 0, err
 	}
 	c := &EdgeConfirmation{Above: above, Below: 0.99 * end.Hi}
-	decay, evals, err := perturbationDecay(newMap(r.k, r.load, c.Above), xa)
+	decay, evals, err := perturbationDecay(r.newMap(c.Above), xa)
 	if err != nil {
 		return nil, 0, err
 	}
 	c.AboveDecay, c.AboveOK = decay, decay < 0.5
-	n, err := c.tipBelow(newMap(r.k, r.load, c.Below), r.load, end.X)
+	n, err := c.tipBelow(r.newMap(c.Below), r.load, end.X)
 	return c, evals + n, err
 }
 
@@ -524,10 +534,59 @@ func (s *EdgeSettings) canceled() error {
 type edgeRun struct {
 	k     int
 	load  float64
+	sys   System       // the system of the maps
+	sv    *phaseServer // its server chain (nil: exponential sizes)
 	set   *EdgeSettings
 	n     int
 	maps  map[float64]*Map
 	evals int
+}
+
+// newEdgeRun is the edge computation of sys on a support of n states.
+func newEdgeRun(sys *System, set *EdgeSettings, n int) *edgeRun {
+	r := &edgeRun{k: sys.MapK(), load: sys.Load, sys: *sys, set: set, n: n, maps: map[float64]*Map{}}
+	r.sv = newModelMap(sys, 1).server
+	return r
+}
+
+// newMap returns the system's map at period T.
+func (r *edgeRun) newMap(T float64) *Map { return newModelMap(&r.sys, T) }
+
+// board returns the board (the count law) of the map state x: x itself
+// with exponential sizes, its count marginal otherwise.
+func (r *edgeRun) board(x []float64) []float64 {
+	if r.sv == nil {
+		return x
+	}
+	c, _ := r.sv.counts(nil, x)
+	return c
+}
+
+// mean is the board mean of the map state x.
+func (r *edgeRun) mean(x []float64) float64 { return Mean(r.board(x)) }
+
+// border is passBorder on the board of the map state x.
+func (r *edgeRun) border(T float64, x []float64) (int, float64) {
+	return passBorder(r.k, r.load, T, r.board(x))
+}
+
+// passEnd is passEnd on the board of the map state x.
+func (r *edgeRun) passEnd(V int, x []float64) float64 {
+	return passEnd(r.k, r.load, V, r.board(x))
+}
+
+// shift is shiftBoard on the map state x: with phases, the board shifted
+// and lifted with fresh phases (a more loaded start), padded to x's
+// length.
+func (r *edgeRun) shift(x []float64, d int) []float64 {
+	if r.sv == nil {
+		return shiftBoard(x, d)
+	}
+	y := r.sv.lift(shiftBoard(r.board(x), d))
+	if len(y) > len(x) {
+		return y[:len(x)]
+	}
+	return pad(y, len(x))
 }
 
 // mapAt returns the board-only map at period T, built once.
@@ -538,7 +597,7 @@ func (r *edgeRun) mapAt(T float64) (*Map, error) {
 	if !(T > 0) || !param.Finite(T) {
 		return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
 	}
-	m := newMap(r.k, r.load, T).boardOnly()
+	m := r.newMap(T).boardOnly()
 	r.maps[T] = m
 	return m, nil
 }
@@ -560,7 +619,7 @@ func (r *edgeRun) fnUncached(T float64) (fixedpoint.Func, error) {
 	if !(T > 0) || !param.Finite(T) {
 		return nil, fmt.Errorf("staleboard: refresh period %v out of range", T)
 	}
-	return r.support(newMap(r.k, r.load, T).boardOnly()), nil
+	return r.support(r.newMap(T).boardOnly()), nil
 }
 
 // support is the map m on the run's support, as fn describes.
@@ -585,18 +644,22 @@ func (r *edgeRun) support(m *Map) fixedpoint.Func {
 
 // family is the balanced fixed point's family in T, for fixedpoint.
 func (r *edgeRun) family() *fixedpoint.Family {
+	var border func(T float64, x []float64) (int, float64)
+	if r.sys.shares() == nil {
+		border = func(T float64, x []float64) (int, float64) {
+			// The branch V ends where t_{V+1} reaches T; crossing t_V only
+			// continues the fixed point onto branch V − 1.
+			return r.border(T, x)
+		}
+	}
 	return &fixedpoint.Family{
 		Map:   r.fn,
 		Start: func(float64) []float64 { return pad([]float64{1}, r.n) },
 		Same: func(prev, next []float64) bool {
-			a, b := Mean(prev), Mean(next)
+			a, b := r.mean(prev), r.mean(next)
 			return b < 1.6*a+1 && a < 1.6*b+1
 		},
-		Border: func(T float64, x []float64) (int, float64) {
-			// The branch V ends where t_{V+1} reaches T; crossing t_V only
-			// continues the fixed point onto branch V − 1.
-			return passBorder(r.k, r.load, T, x)
-		},
+		Border: border,
 	}
 }
 
@@ -636,7 +699,7 @@ func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64,
 // doubled until the truncation loses less than 1e-12), with every map
 // evaluation counted and the context checked: the board, the mean time in
 // system there, the evaluations and whether the solve converged.
-func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]float64, float64, int, bool, error) {
+func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]float64, float64, int, bool, error) {
 	evals := 0
 	count := func() error {
 		if err := set.canceled(); err != nil {
@@ -645,7 +708,7 @@ func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]fl
 		evals++
 		return nil
 	}
-	fast := newMap(k, load, T).boardOnly()
+	fast := newModelMap(sys, T).boardOnly()
 	if err := count(); err != nil {
 		return nil, 0, evals, false, err
 	}
@@ -675,7 +738,7 @@ func topFixedPoint(k int, load, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err := count(); err != nil {
 			return nil, 0, evals, false, err
 		}
-		full, err := newMap(k, load, T).Apply(res.X)
+		full, err := newModelMap(sys, T).Apply(res.X)
 		if err != nil {
 			return nil, 0, evals, false, err
 		}

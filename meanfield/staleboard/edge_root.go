@@ -56,7 +56,7 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64) (*f
 	end := &fixedpoint.End{Collision: math.NaN()}
 	before, start := r.evals, time.Now()
 	defer func() { end.Evaluations, end.Elapsed = r.evals-before, time.Since(start) }()
-	q := &rootSearch{r: r, end: end, same: r.family().Same, top: top, floor: floor, relTol: relTol, x0: x0, mean: Mean(x0),
+	q := &rootSearch{r: r, end: end, same: r.family().Same, top: top, floor: floor, relTol: relTol, x0: x0, mean: r.mean(x0),
 		upper: map[int]crossing{}, lower: map[int]crossing{}, aboveOf: map[int]stable{}}
 	vMin, noEnd, err := q.ladder()
 	if noEnd != nil || err != nil {
@@ -84,7 +84,7 @@ func (r *edgeRun) rootEdge(top float64, x0 []float64, floor, relTol float64) (*f
 	if !ok {
 		return nil, fmt.Errorf("%w: no stable fixed point above the collision at T = %.6g", errNoRoot, c.theta)
 	}
-	piece, dist := passBorder(r.k, r.load, a.theta, a.x)
+	piece, dist := r.border(a.theta, a.x)
 	end.Mechanism, end.Status = fixedpoint.BorderCollision, outcome.EdgeFound
 	end.Hi, end.Lo, end.X = a.theta, a.theta*(1-0.999*relTol), a.x
 	end.Piece, end.Border, end.Collision = piece, dist, c.theta
@@ -127,7 +127,7 @@ func (q *rootSearch) note(T float64, ok bool, x []float64) {
 	sm := fixedpoint.Sample{Theta: T, OK: ok}
 	if ok {
 		sm.X = x
-		sm.Piece, sm.Border = passBorder(q.r.k, q.r.load, T, x)
+		sm.Piece, sm.Border = q.r.border(T, x)
 	}
 	q.end.Samples = append(q.end.Samples, sm)
 }
@@ -140,13 +140,13 @@ func (q *rootSearch) note(T float64, ok bool, x []float64) {
 // balanced state reaches the floor (no edge).
 func (q *rootSearch) ladder() (int, *fixedpoint.End, error) {
 	r := q.r
-	vTop, _ := passBorder(r.k, r.load, q.top, q.x0)
+	vTop, _ := r.border(q.top, q.x0)
 	q.upper[vTop] = crossing{q.x0, math.Inf(1)}
 	okV, failV := vTop, -1
 	for okV-failV > 1 {
 		V := (okV + failV) / 2
 		if failV < 0 {
-			V = max(okV-max(1, int(math.Ceil(0.2*(float64(okV+1)-Mean(q.upper[okV].x))))), 0)
+			V = max(okV-max(1, int(math.Ceil(0.2*(float64(okV+1)-r.mean(q.upper[okV].x))))), 0)
 		}
 		x, theta, ok, err := r.crossing(V, 1, q.upper[okV].x, q.x0, rootProbeTol, 20, 4)
 		if err != nil {
@@ -177,7 +177,7 @@ func (q *rootSearch) ladder() (int, *fixedpoint.End, error) {
 // last iterate and its reflection through u(vMin).
 func (q *rootSearch) lowerStarts(vMin int) [][]float64 {
 	m := q.mean
-	starts := [][]float64{shiftBoard(q.x0, int(math.Round(2*m))), shiftBoard(q.x0, int(math.Round(1.5*m)))}
+	starts := [][]float64{q.r.shift(q.x0, int(math.Round(2*m))), q.r.shift(q.x0, int(math.Round(1.5*m)))}
 	if q.stall != nil {
 		refl := make([]float64, len(q.stall))
 		for i := range refl {
@@ -186,7 +186,7 @@ func (q *rootSearch) lowerStarts(vMin int) [][]float64 {
 		simplex(refl)
 		starts = append(starts, q.stall, refl)
 	}
-	q.starts = append(starts, shiftBoard(q.x0, int(math.Round(3*m))))
+	q.starts = append(starts, q.r.shift(q.x0, int(math.Round(3*m))))
 	return q.starts
 }
 
@@ -205,10 +205,10 @@ func (q *rootSearch) lowerAt(V int, nbr *crossing, from ...[]float64) (crossing,
 		}
 		ok = ok && theta > q.floor && theta < q.top
 		if u, hasU := q.upper[V]; ok && hasU {
-			ok = theta < u.theta*(1-1e-6) && Mean(x) > Mean(u.x) && q.same(u.x, x)
+			ok = theta < u.theta*(1-1e-6) && q.r.mean(x) > q.r.mean(u.x) && q.same(u.x, x)
 		}
 		if ok && nbr != nil {
-			ok = theta > nbr.theta && Mean(x) > Mean(nbr.x) && q.same(nbr.x, x)
+			ok = theta > nbr.theta && q.r.mean(x) > q.r.mean(nbr.x) && q.same(nbr.x, x)
 		}
 		q.note(theta, false, nil)
 		if ok {
@@ -240,7 +240,7 @@ func (q *rootSearch) upperAt(V int) (crossing, bool, error) {
 			from = append(from, q.upper[W].x)
 		}
 	}
-	from = append(from, shiftBoard(q.x0, int(math.Round(q.mean))))
+	from = append(from, q.r.shift(q.x0, int(math.Round(q.mean))))
 	for _, s := range from {
 		x, theta, ok, err := q.r.crossing(V, 1, s, q.x0, rootProbeTol, 20, 4)
 		if err != nil {
@@ -270,7 +270,7 @@ func (q *rootSearch) chain(vMin int) (int, error) {
 		var nbr *crossing
 		if cur, ok := q.lower[vStar]; ok {
 			nbr = &cur
-			from = [][]float64{shiftBoard(cur.x, 1), cur.x}
+			from = [][]float64{q.r.shift(cur.x, 1), cur.x}
 		}
 		c, ok, err := q.lowerAt(vStar+1, nbr, append(from, q.starts...)...)
 		if err != nil {
@@ -319,7 +319,7 @@ func (q *rootSearch) above(V int) (stable, bool, error) {
 	if err != nil || !ok {
 		return stable{}, false, err
 	}
-	piece, dist := passBorder(r.k, r.load, hi, xh)
+	piece, dist := r.border(hi, xh)
 	ok = piece == V && dist > 0 && hi-c.theta < 0.999*q.relTol*hi
 	var sp *fixedpoint.Spectrum
 	if ok {
@@ -347,7 +347,7 @@ func (q *rootSearch) above(V int) (stable, bool, error) {
 // fails or does not land above c.
 func (q *rootSearch) justAbove(V int, c crossing) ([]float64, float64, bool, error) {
 	r := q.r
-	L := passEnd(r.k, r.load, V, c.x) - passEnd(r.k, r.load, V-1, c.x)
+	L := r.passEnd(V, c.x) - r.passEnd(V-1, c.x)
 	want := q.relTol / 2 * c.theta
 	delta := want / L
 	xh := c.x
@@ -388,7 +388,7 @@ func (r *edgeRun) rootNoEnd(end *fixedpoint.End, x []float64, floor float64, not
 		return nil, fmt.Errorf("%w: no balanced fixed point at the floor T = %.6g", errNoRoot, floor)
 	}
 	end.Mechanism, end.Hi, end.Lo, end.X, end.Status = fixedpoint.NoEnd, floor, floor, res.X, outcome.NoEdge
-	end.Piece, end.Border = passBorder(r.k, r.load, floor, res.X)
+	end.Piece, end.Border = r.border(floor, res.X)
 	return end, r.spectrum(end)
 }
 
@@ -418,9 +418,9 @@ func (r *edgeRun) spectrum(end *fixedpoint.End) error {
 func (r *edgeRun) crossing(V int, s float64, x0, ref []float64, tol float64, maxIter, stagnation int) ([]float64, float64, bool, error) {
 	same := r.family().Same
 	theta := func(x []float64) float64 {
-		b := passEnd(r.k, r.load, V, x)
+		b := r.passEnd(V, x)
 		if s != 1 {
-			a := passEnd(r.k, r.load, V-1, x)
+			a := r.passEnd(V-1, x)
 			b = a + s*(b-a)
 		}
 		return b
@@ -446,7 +446,7 @@ func (r *edgeRun) crossing(V int, s float64, x0, ref []float64, tol float64, max
 	T := theta(res.X)
 	ok := res.Status == outcome.Converged && (ref == nil || same(ref, res.X))
 	if ok {
-		p, _ := passBorder(r.k, r.load, T, res.X)
+		p, _ := r.border(T, res.X)
 		ok = p == V
 	}
 	return res.X, T, ok, nil
@@ -499,8 +499,8 @@ func (r *edgeRun) confirmAbove(end *fixedpoint.End) (float64, []float64, error) 
 	same := r.family().Same
 	V, c := end.Piece, end.Collision
 	frac := func(x []float64, T float64) float64 {
-		a := passEnd(r.k, r.load, V-1, x)
-		return (T - a) / (passEnd(r.k, r.load, V, x) - a)
+		a := r.passEnd(V-1, x)
+		return (T - a) / (r.passEnd(V, x) - a)
 	}
 	for _, f := range []float64{1.01, 1.005, 1.002, 1.001, 1.0005} {
 		target := f * end.Hi

@@ -122,6 +122,9 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkExponential(); err != nil {
+		return nil, err
+	}
 	mp := full.boardOnly()
 	e := &Escape{Period: m.Period}
 	fp, evals, err := balancedAt(m, start)

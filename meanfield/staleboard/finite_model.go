@@ -46,6 +46,9 @@ func (m *FiniteModel) Validate() error {
 	if err := m.System.Validate(); err != nil {
 		return err
 	}
+	if err := m.System.checkExponential(); err != nil {
+		return err
+	}
 	if lo := MinServers(m.K); m.Servers < lo || m.Servers > MaxServers {
 		return param.Errorf("Servers", "N = %d, want %d ≤ N ≤ %d (at least as many servers as the %d dispatchers, and 2: the escape analysis is an expansion in 1/√N)", m.Servers, lo, MaxServers, m.K)
 	}

@@ -94,7 +94,8 @@ func entry(v []float64, i int) float64 {
 // FixedPointSettings control FixedPoint. A nil pointer or a zero field
 // means the documented default.
 type FixedPointSettings struct {
-	// Start is the board the solve starts from. Default: the empty board
+	// Start is the board the solve starts from (a count law; with H2
+	// sizes lifted with fresh phases, Map.State). Default: the empty board
 	// (every queue at 0).
 	Start []float64
 	// Solve configures the solver. Default: Anderson acceleration with Tol
@@ -110,7 +111,9 @@ type FixedPointSettings struct {
 type FixedPointResult struct {
 	outcome.Outcome
 	// Board is p*, the board distribution at each refresh (the last
-	// iterate when the solve did not converge).
+	// iterate when the solve did not converge); with H2 sizes the map's
+	// state, the joint law of count and phases (Map.Counts gives the
+	// board).
 	Board []float64
 	// Map is Φ_T applied at Board (mean time in system, board mean,
 	// branch).
@@ -148,6 +151,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 	if _, err := checkBoard(start); err != nil {
 		return nil, err
 	}
+	start = mp.State(start)
 	solve := fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
 	if set.Solve != nil {
 		solve = *set.Solve

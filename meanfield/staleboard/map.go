@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -42,6 +43,13 @@ type Map struct {
 	// reference evolves every period by evolveReference, the reference
 	// path of the tests (map_ref_test.go), which compare the two.
 	reference bool
+	// server is the server chain of the phase evolution (map_phase.go),
+	// nil for the exponential FCFS map; ps its work space.
+	server *phaseServer
+	ps     phaseSpace
+	// shares are the dispatchers' unequal shares (share evolution,
+	// map_shares.go), nil for equal shares.
+	shares []float64
 
 	cache  map[passKey]*passWeights
 	gl     map[int][2][]float64 // Gauss–Legendre rules by size
@@ -61,8 +69,11 @@ type Map struct {
 // MapResult is one application of the map.
 type MapResult struct {
 	// Next is the board distribution at the next refresh, p′; Next[b] is
-	// the mass at queue length b.
-	Next []float64
+	// the mass at queue length b. With hyperexponential sizes it is the
+	// state law at the next refresh (see Map.State), and Counts is its
+	// count marginal, the board; Counts is nil with exponential sizes.
+	Next   []float64
+	Counts []float64
 	// MeanQueue is the time-average of E[q] over the period.
 	MeanQueue float64
 	// Sojourn is the mean time in system, MeanQueue/λ (Little's law).
@@ -85,7 +96,24 @@ func NewMap(m *Model) (*Map, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return newMap(m.MapK(), m.Load, m.Period), nil
+	return newModelMap(&m.System, m.Period), nil
+}
+
+// newModelMap returns the map of the system at period T, for parameters
+// already validated: the window evolution for exponential sizes, the
+// phase evolution otherwise.
+func newModelMap(sys *System, T float64) *Map {
+	mp := newMap(sys.MapK(), sys.Load, T)
+	if sys.Sizes.Kind != farm.Exponential {
+		mp.server = newPhaseServer(sys.Sizes, sys.Discipline)
+	}
+	if sh := sys.shares(); sh != nil {
+		mp.shares = sh
+		if mp.server == nil {
+			mp.server = newPhaseServer(sys.Sizes, sys.Discipline)
+		}
+	}
+	return mp
 }
 
 // newMap returns the map with k dispatchers, for parameters already
@@ -100,6 +128,8 @@ func (m *Map) boardOnly() *Map {
 	f := newMap(m.K, m.Load, m.Period)
 	f.noIntegral = true
 	f.reference = m.reference
+	f.server = m.server
+	f.shares = m.shares
 	return f
 }
 
@@ -165,6 +195,14 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 // applyTo evaluates Φ_T(p) for a checked board (top its last non-zero
 // class, mass its total) into res.
 func (m *Map) applyTo(p []float64, top int, mass float64, res *MapResult) {
+	if m.shares != nil {
+		m.applyShares(p, mass, res)
+		return
+	}
+	if m.server != nil {
+		m.applyPhase(p, mass, res)
+		return
+	}
 	s := m.scheduleInto(&m.ws.sched, p, top, mass)
 	next := res.Next[:0]
 	*res = MapResult{Next: next, Pass: s.V, PassStart: s.t[s.V], PassEnd: s.t[s.V] + s.L[s.V]}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -59,7 +60,43 @@ type System struct {
 	Load float64
 	// Tally is what the dispatchers add to the board (default Own).
 	Tally Tally
+	// Sizes is the job-size law: exponential (the default) or the
+	// balanced-means hyperexponential H2 with 1 < SCV ≤ MaxSCV
+	// (farm.H2Params). With H2 sizes a server's state is its count and
+	// its phase state (phase evolution, map_phase.go).
+	Sizes farm.Sizes
+	// Discipline of the servers: FCFS (the default) or processor sharing.
+	// With exponential sizes the two give the same counts.
+	Discipline farm.Discipline
+	// Alpha holds the dispatchers' shares of the arrivals α_1..α_K in its
+	// first K entries (positive, sum 1; K ≤ MaxShareDispatchers), the
+	// rest zero. All zero: equal shares (the default). Dispatcher r's pass
+	// through level v lasts F(v)/(α_r·λ) (share evolution, map_shares.go);
+	// equal shares given explicitly are the equal-share map, bit for bit.
+	// An array, not a slice, so that a System stays comparable.
+	Alpha [MaxShareDispatchers]float64
 }
+
+// shares returns the dispatchers' shares when they are unequal, nil for
+// equal shares.
+func (s *System) shares() []float64 {
+	var unequal bool
+	for r := 1; r < s.K && r < len(s.Alpha); r++ {
+		if s.Alpha[r] != s.Alpha[0] {
+			unequal = true
+		}
+	}
+	if !unequal || s.Alpha[0] == 0 || s.Tally == Shared {
+		return nil
+	}
+	return append([]float64(nil), s.Alpha[:s.K]...)
+}
+
+// MaxSCV bounds the squared coefficient of variation of H2 sizes: at 100
+// one job in 201 is a giant of mean about 100, and a processor-sharing
+// server's state (its small and giant jobs) grows with the square of its
+// count.
+const MaxSCV = 100
 
 // Validate checks the system; the *param.Error names the field.
 func (s *System) Validate() error {
@@ -71,6 +108,70 @@ func (s *System) Validate() error {
 	}
 	if s.Tally < Own || s.Tally > Partitioned {
 		return param.Errorf("Tally", "unknown tally %d", int(s.Tally))
+	}
+	if err := s.checkAlpha(); err != nil {
+		return err
+	}
+	if !s.Discipline.Valid() {
+		return param.Errorf("Discipline", "unknown discipline %d", int(s.Discipline))
+	}
+	if err := s.Sizes.Validate(); err != nil {
+		return err
+	}
+	switch s.Sizes.Kind {
+	case farm.Exponential:
+	case farm.H2:
+		if s.Sizes.SCV > MaxSCV {
+			return param.Errorf("Sizes", "H2 with SCV %v, want at most %v (a processor-sharing server's state grows with the square of its count)", s.Sizes.SCV, float64(MaxSCV))
+		}
+	default:
+		return param.Errorf("Sizes", "%v sizes: the map follows each server as a Markov chain between refreshes, which needs exponential or hyperexponential (h2:SCV) sizes; simulate the others", s.Sizes)
+	}
+	return nil
+}
+
+// checkAlpha checks the shares: all zero, or K positive entries summing
+// to 1 and zeros after them.
+func (s *System) checkAlpha() error {
+	var any bool
+	for _, a := range s.Alpha {
+		any = any || a != 0
+	}
+	if !any {
+		return nil
+	}
+	if s.K > MaxShareDispatchers {
+		return param.Errorf("Alpha", "shares for %d dispatchers, want at most %d (a server's state carries the set of dispatchers still to send in their pass: 2^k sets)", s.K, MaxShareDispatchers)
+	}
+	if err := param.Distribution("Alpha", s.Alpha[:s.K], true); err != nil {
+		return err
+	}
+	for _, a := range s.Alpha[s.K:] {
+		if a != 0 {
+			return param.Errorf("Alpha", "shares beyond the %d dispatchers", s.K)
+		}
+	}
+	if s.Tally == Partitioned && s.shares() != nil {
+		return param.Errorf("Alpha", "unequal shares with partitioned dispatchers: each part would run at its own load; the map covers equal parts (or a shared tally, one dispatcher whatever the shares)")
+	}
+	return nil
+}
+
+// exponential reports whether the system's servers are exponential (the
+// window evolution; the finite-N theory is built on it).
+func (s *System) exponential() bool {
+	return s.Sizes.Kind == farm.Exponential && s.shares() == nil
+}
+
+// checkExponential refuses a system the finite-N theory does not cover:
+// its board noise and escape are derived for exponential FCFS servers,
+// whose state is their count.
+func (s *System) checkExponential() error {
+	if !s.exponential() {
+		if s.shares() != nil {
+			return param.Errorf("Alpha", "unequal shares: the finite-N theory (board noise, escape) is derived for equal shares; the N = ∞ map, its fixed points and its edge take them")
+		}
+		return param.Errorf("Sizes", "%v sizes: the finite-N theory (board noise, escape) is derived for exponential sizes, where a server's state is its count; the N = ∞ map, its fixed points and its edge take H2 sizes", s.Sizes)
 	}
 	return nil
 }

@@ -124,6 +124,9 @@ func BoardNoise(m *Model, p []float64) (*Noise, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkExponential(); err != nil {
+		return nil, err
+	}
 	return mp.boardOnly().noise(p)
 }
 
