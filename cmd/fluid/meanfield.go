@@ -134,6 +134,7 @@ const minRefinedN = 10
 // meanfieldRun is one run of the command: its options, the report being
 // filled and the exit its computation asks for.
 type meanfieldRun struct {
+	w     io.Writer // stdout
 	o     *meanfieldOptions
 	pol   farm.Policy
 	disc  farm.Discipline
@@ -152,7 +153,7 @@ func runMeanfield(w, stderr io.Writer, o *meanfieldOptions) error {
 		return err
 	}
 	start := time.Now()
-	r := &meanfieldRun{o: o}
+	r := &meanfieldRun{w: w, o: o}
 	var err error
 	if r.pol, err = farm.ParsePolicy(o.policy); err != nil {
 		return err
@@ -321,6 +322,9 @@ func (r *meanfieldRun) board(stderr io.Writer) error {
 	c.done()
 	if err != nil {
 		return boardUsage(err)
+	}
+	if res.Status == outcome.Interrupted && res.Averaged == 0 {
+		return c.interruptedBefore(r.w, output{json: o.json}, "meanfield", "no period of the map had finished")
 	}
 	rep.Method = "periodic-update mean field (N → ∞): the attractor of the refresh-period map"
 	rep.Period, rep.MaxIterations = ptr(o.period), ptr(o.iterations)
