@@ -70,7 +70,7 @@ type Settings struct {
 	// (after Warmup jobs), and Period must be positive.
 	Horizon int
 	// StopAtTip ends a replication at its first refresh after the start
-	// whose board mean exceeds farm.TipThreshold (the herd is absorbing:
+	// whose board has tipped (farm.Tipped; the herd is absorbing:
 	// nothing after the tip is needed to say that it tipped).
 	StopAtTip bool
 	// RecordFinal keeps each replication's queue lengths at its end

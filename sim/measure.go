@@ -108,8 +108,9 @@ type measurement struct {
 	lastBoard              float64   // the board mean at the last refresh
 	refreshes, periods     int       // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
-	tipThreshold           float64   // farm.TipThreshold (+Inf without a board or at λ ≥ 1)
-	tippedAt               int       // the first refresh after the start above the threshold (0: none)
+	tips                   bool      // tipping is watched: a board at λ < 1 (farm.Tipped)
+	tippedAt               int       // the first refresh after the start that tipped (0: none)
+	hist                   []float64 // the board's distribution of queue lengths, at the last refresh that needed it
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
 	corrSum            float64 // sum of the correlations between snapshots
@@ -127,14 +128,11 @@ type measurement struct {
 func newMeasurement(c *config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
 		curBatch: -1, nextBatch: int64(c.Warmup),
-		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,
-		tipThreshold: math.Inf(1)}
+		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series}
 	if c.Horizon > 0 {
 		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
 	}
-	if c.Period > 0 && c.Load < 1 {
-		m.tipThreshold = farm.TipThreshold(c.Period, c.Load)
-	}
+	m.tips = c.Period > 0 && c.Load < 1
 	if len(c.SampleTimes) > 0 {
 		m.samples = make([]Sample, 0, len(c.SampleTimes))
 	}
@@ -227,9 +225,9 @@ func (m *measurement) departure(j job, delay, now float64) {
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
-// at now, and whether the run has tipped there (see farm.TipThreshold):
-// it reports a tip at the first refresh after the start above the
-// threshold. Unless changed, no job arrived or left since the last
+// at now, and whether the run has tipped there (farm.Tipped on the
+// board's distribution of queue lengths): it reports a tip at the first
+// refresh after the start that has tipped. Unless changed, no job arrived or left since the last
 // refresh, whose mean it reuses.
 func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	mean := m.lastBoard
@@ -253,11 +251,30 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	}
 	n := m.periods
 	m.periods++
-	if n > 0 && m.tippedAt == 0 && mean > m.tipThreshold {
+	if n > 0 && m.tips && m.tippedAt == 0 && farm.Tipped(m.board(), m.period, m.load) {
 		m.tippedAt = n
 		return true
 	}
 	return false
+}
+
+// board is the distribution of the queue lengths now (the board at a
+// refresh), in a buffer reused from one refresh to the next.
+func (m *measurement) board() []float64 {
+	top := int32(0)
+	for _, q := range m.queueLen {
+		top = max(top, q)
+	}
+	if cap(m.hist) <= int(top) {
+		m.hist = make([]float64, top+1, 2*top+2)
+	}
+	m.hist = m.hist[:top+1]
+	clear(m.hist)
+	inv := 1 / float64(len(m.queueLen))
+	for _, q := range m.queueLen {
+		m.hist[q] += inv
+	}
+	return m.hist
 }
 
 // snapshotNow records the correlation between the queue lengths now and

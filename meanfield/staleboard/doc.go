@@ -146,9 +146,13 @@
 //
 // # Tipping
 //
-// A board has tipped into the herd when its mean exceeds
-// farm.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
-// same definition (see its documentation for why these numbers).
+// A board has tipped into the herd when the gap between the means of its
+// two groups (the split of the servers that maximises the variance
+// between them) exceeds max((1−λ)·T, 3/(1−λ)) (farm.Tipped): the herd is
+// the state whose two groups swap at every refresh, and a gap survives
+// to the next refresh only if one period's drain, (1−λ)·T, cannot close
+// it; the balanced fixed points' own gap is 0.8–1.6/(1−λ). The simulator
+// uses the same definition (see farm.TipGap for the numbers).
 //
 // # Finite N
 //
