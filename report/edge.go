@@ -79,6 +79,6 @@ type Confirmation struct {
 	AboveOK      bool    `json:"above_ok"`
 	Below        float64 `json:"below"` // 0.99·T*
 	BelowTipped  bool    `json:"below_tipped"`
-	BelowPeriods int     `json:"below_periods"` // refresh periods until the board tipped (farm.Tipped: its two groups' gap above max((1−λ)·T, 3/(1−λ)))
+	BelowPeriods int     `json:"below_periods"` // refresh periods until the board tipped (farm.TipWatch: its two groups' gap above max((1−λ)·T, 3/(1−λ)) twice in a row)
 	BelowSojourn float64 `json:"below_sojourn"` // the herd's mean time in system there
 }

@@ -108,8 +108,10 @@ type measurement struct {
 	lastBoard              float64   // the board mean at the last refresh
 	refreshes, periods     int       // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
-	tips                   bool      // tipping is watched: a board at λ < 1 (farm.Tipped)
-	tippedAt               int       // the first refresh after the start that tipped (0: none)
+	tips                   bool      // tipping is watched: a board at λ < 1
+	watch                  farm.TipWatch
+	tippedAt               int       // the first refresh after the start (and the push) that tipped (0: none)
+	pushAt                 int       // the refresh at which the push lands (0: at the start, or none)
 	hist                   []float64 // the board's distribution of queue lengths, at the last refresh that needed it
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
@@ -133,6 +135,8 @@ func newMeasurement(c *config, queueLen []int32) measurement {
 		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
 	}
 	m.tips = c.Period > 0 && c.Load < 1
+	m.watch = farm.TipWatch{Period: c.Period, Load: c.Load}
+	m.pushAt = c.Push.At
 	if len(c.SampleTimes) > 0 {
 		m.samples = make([]Sample, 0, len(c.SampleTimes))
 	}
@@ -225,9 +229,9 @@ func (m *measurement) departure(j job, delay, now float64) {
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
-// at now, and whether the run has tipped there (farm.Tipped on the
-// board's distribution of queue lengths): it reports a tip at the first
-// refresh after the start that has tipped. Unless changed, no job arrived or left since the last
+// at now, and whether the run has tipped there (farm.TipWatch on the
+// board's distribution of queue lengths, from the first refresh after the
+// start and the push): it reports the first tip. Unless changed, no job arrived or left since the last
 // refresh, whose mean it reuses.
 func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	mean := m.lastBoard
@@ -251,7 +255,7 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	}
 	n := m.periods
 	m.periods++
-	if n > 0 && m.tips && m.tippedAt == 0 && farm.Tipped(m.board(), m.period, m.load) {
+	if n > m.pushAt && m.tips && m.tippedAt == 0 && m.watch.Next(m.board()) {
 		m.tippedAt = n
 		return true
 	}

@@ -49,8 +49,9 @@ type Rep struct {
 	BoardMean float64
 	Refreshes int
 	// Tipped (board runs, Period > 0, λ < 1): at some refresh after the
-	// start the board had tipped into the herd (farm.Tipped: the gap
-	// between its two groups above max((1−λ)·T, 3/(1−λ))) — the
+	// start (and the push) the board had tipped into the herd
+	// (farm.TipWatch: the gap between its two groups above
+	// max((1−λ)·T, 3/(1−λ)) at two refreshes in a row) — the
 	// definition the theory uses too; TippedAt
 	// is the first such refresh (1 = at time T), 0 if none. Periods is the
 	// number of refresh periods simulated after the start.

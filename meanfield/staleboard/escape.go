@@ -57,11 +57,6 @@ type Escape struct {
 	varNodes    [][2]float64 // (board mean, one-period N·Var) along the path
 }
 
-// tipTest is farm.Tipped at period T and load λ.
-func tipTest(T, load float64) func([]float64) bool {
-	return func(p []float64) bool { return farm.Tipped(p, T, load) }
-}
-
 // escapeMaxIter bounds the periods of one tipping test of the
 // deterministic map.
 const escapeMaxIter = 400
@@ -73,10 +68,10 @@ var errNoBalanced = errors.New("staleboard: no stable balanced state")
 // Anderson acceleration, then plain iteration, first from start (for
 // instance the balanced board at a nearby period: continuation), then
 // from the empty board. A fixed point counts when the solve converges,
-// plain iteration returns to it, and it has not tipped (farm.Tipped).
+// plain iteration returns to it, and it is not herded (farm.Herded).
 func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 	evals := 0
-	tipped := func(p []float64) bool { return farm.Tipped(p, m.Period, m.Load) }
+	tipped := func(p []float64) bool { return farm.Herded(p, m.Period, m.Load) }
 	f := &supportFunc{m: newMap(m.MapK(), m.Load, m.Period).boardOnly()}
 	for _, st := range [][]float64{start, {1}} {
 		if st == nil {
@@ -139,7 +134,7 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 	n := support(fp.Board, noiseSupportTol)
 	x := append([]float64(nil), fp.Board[:n]...)
 	e.Balanced, e.BalancedMean = x, Mean(x)
-	thr := tipTest(m.Period, m.Load)
+	thr := farm.TipWatch{Period: m.Period, Load: m.Load} // copied fresh into every orbit
 
 	// Linear noise around x*: Σ (one period) and C (stationary).
 	nz, err := mp.noise(x)
@@ -215,7 +210,7 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 // 1e-6 of its start's distance from home, if home is not nil), or after
 // 2·escapeMaxIter periods. It returns the iterates, the one-step distances
 // and how it ended.
-func (e *Escape) orbit(mp *Map, p, home []float64, thr func([]float64) bool) ([][]float64, []float64, orbitEnd, error) {
+func (e *Escape) orbit(mp *Map, p, home []float64, thr farm.TipWatch) ([][]float64, []float64, orbitEnd, error) {
 	var states [][]float64
 	var steps []float64
 	d0 := 0.0
@@ -232,7 +227,7 @@ func (e *Escape) orbit(mp *Map, p, home []float64, thr func([]float64) bool) ([]
 		steps = append(steps, l1(r.Next, p))
 		p = r.Next
 		switch {
-		case thr(r.Next):
+		case thr.Next(r.Next):
 			return states, steps, endHerd, nil
 		case home != nil && l1(p, home) < 1e-6*d0:
 			return states, steps, endHome, nil
@@ -259,7 +254,7 @@ const (
 // mean's map below the saddle), the orbit just outside leaves it — into
 // the herd (done: that saddle is the one to cross), or up into another
 // balanced well, from which the climb goes on.
-func (e *Escape) climb(mp *Map, x, phi []float64, thr func([]float64) bool) error {
+func (e *Escape) climb(mp *Map, x, phi []float64, thr farm.TipWatch) error {
 	e.varNodes = [][2]float64{{e.BalancedMean, e.OnePeriodVar}}
 	cur, ycur := x, e.BalancedMean
 	var pts [][2]float64
@@ -344,7 +339,7 @@ func tilted(x, phi []float64, th float64) []float64 {
 // leaves it (into the herd, or to another fixed point), hi − lo ≤ 1e-3·hi
 // by bisection after doubling from 0.5; ok is false when no tilt up to 64
 // leaves (no escape).
-func (e *Escape) basinEdge(mp *Map, cur, phi []float64, thr func([]float64) bool) (lo, hi float64, ok bool, err error) {
+func (e *Escape) basinEdge(mp *Map, cur, phi []float64, thr farm.TipWatch) (lo, hi float64, ok bool, err error) {
 	leaves := func(th float64) (bool, error) {
 		states, _, end, err := e.orbit(mp, tilted(cur, phi, th), cur, thr)
 		if err != nil {
