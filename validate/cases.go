@@ -26,6 +26,7 @@ func catalogue() []Case {
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "bistability", Source: "published bistability at T = 2·T*", Quick: true, run: bistability},
+		{Name: "trap-door", Source: "critical push b* of the refresh-period map (half-loaded start; one hot server) against simulated tipped fractions", Quick: true, run: trapDoor},
 		{Name: "herd-sojourn", Source: "refresh-period map herd (0.40·T from a half-loaded start)", Quick: true, run: herdSojourn},
 		{Name: "spread-herd", Source: "refresh-period map from a spread start: a long transient near 0.6·T", Quick: true, run: spreadHerd},
 		{Name: "ps-insensitivity", Source: "M/G/1-PS: E[T] = 1/(1 − λ) for any sizes", Quick: true, run: psInsensitivity},
@@ -699,5 +700,71 @@ func spreadHerd(e *env) ([]Check, error) {
 		}
 		out = append(out, e.check(fmt.Sprintf("spread start, periods %d–%d, T=%g (map %.3f·T)", from, to-1, r.T, theory/r.T), r.n, theory, 0.05*theory, res.Sojourn))
 	}
+	return out, nil
+}
+
+// The size of the trap door: the critical half-loaded backlog b*(T) of
+// the map (k = 5, λ = 0.9; staleboard.CriticalPush) against the backlog
+// at which half the simulated runs tip within 20 periods (a logistic fit
+// over five backlogs from 0.85·b* to 1.15·b*, sim/tipping.SimulatePush),
+// at T = 1,000 with 100 servers (quick), and also with 800 servers and at
+// T = 450 (full); and one hot server of 100 with 3,200 extra jobs, which
+// tips no run ("The Cliff Was a Trap Door"). Allowance: one job per
+// server, 1/T, for the simulator's whole jobs. The finite-N shift of b*
+// is within the simulated intervals here (±3% at N = 100): the push is
+// large against the board's noise (its two-group gap moves by about
+// 1/(1 − λ)/√N a period, against b* ≈ 66 at T = 1,000), so the noise
+// only blurs the transition symmetrically.
+func trapDoor(e *env) ([]Check, error) {
+	const k, load = 5, 0.9
+	type point struct {
+		T float64
+		n int
+	}
+	pts := []point{{1000, 100}}
+	if !e.quick {
+		pts = append(pts, point{1000, 800}, point{450, 100})
+	}
+	var out []Check
+	for i, pt := range pts {
+		th, err := staleboard.CriticalPush(&staleboard.PushModel{Model: staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: pt.T}, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5}}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if th.Status != outcome.Converged {
+			return nil, fmt.Errorf("critical push at T = %v: %v", pt.T, th.Status)
+		}
+		var sizes []float64
+		for _, f := range []float64{0.85, 0.93, 1, 1.07, 1.15} {
+			sizes = append(sizes, f*th.Scaled)
+		}
+		curve, err := tipping.SimulatePush(&tipping.PushModel{Model: tipping.Model{Dispatchers: k, Load: load, Servers: pt.n}, Period: pt.T, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5}},
+			&tipping.PushSettings{Sizes: sizes, Reps: e.scale(8, 6), Horizon: 20, Seed: sim.SubSeed(e.seed, uint64(i)), Run: e.run})
+		if err != nil {
+			return nil, err
+		}
+		if curve.Status == outcome.Interrupted {
+			return nil, errInterrupted
+		}
+		if curve.Status != outcome.Converged {
+			return nil, fmt.Errorf("at T = %v, N = %d: the simulated tipped fraction does not cross ½ between 0.85·b* and 1.15·b* (%v)", pt.T, pt.n, curve.Points)
+		}
+		half := 0.5 * (curve.EdgeHi - curve.EdgeLo)
+		est := sim.Estimate{Mean: curve.Edge, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(curve.Points) * curve.Points[0].Reps}
+		out = append(out, e.check(fmt.Sprintf("b*/T, half-loaded (T = %.0f)", pt.T), pt.n, th.Scaled, 1/pt.T, est))
+	}
+	hot, err := staleboard.PushOrbit(&staleboard.PushModel{Model: staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: 1000}, Push: farm.Push{Kind: farm.HotPush, Jobs: 3200}, Servers: 100}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if hot.End != staleboard.Recovered {
+		return nil, fmt.Errorf("the map tips on one hot server (3,200 jobs, N = 100, T = 1,000): %v", hot.End)
+	}
+	res, err := e.sim(&sim.Model{Servers: 100, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: 1000, Push: farm.Push{Kind: farm.HotPush, Jobs: 3200}},
+		&sim.Settings{Horizon: 20, StopAtTip: true, Reps: e.scale(8, 4)}, 50)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, e.tipCheck("one hot server, 3,200 jobs, tips (T = 1000; the map: recovers)", 100, 0, res))
 	return out, nil
 }
