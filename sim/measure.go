@@ -105,7 +105,9 @@ type measurement struct {
 	nextBatch int64
 
 	boardSum               float64   // sum of the board means at refreshes after the warm-up
+	rangeSum               float64   // sum of the board ranges (longest − shortest queue) at those refreshes
 	lastBoard              float64   // the board mean at the last refresh
+	lastRange              int32     // the board's range at the last refresh
 	refreshes, periods     int       // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
 	tips                   bool      // tipping is watched: a board at λ < 1
@@ -237,16 +239,19 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	mean := m.lastBoard
 	if changed {
 		var sum int64
+		lo, hi := m.queueLen[0], m.queueLen[0]
 		for _, q := range m.queueLen {
 			sum += int64(q)
+			lo, hi = min(lo, q), max(hi, q)
 		}
 		mean = float64(sum) / float64(len(m.queueLen))
-		m.lastBoard = mean
+		m.lastBoard, m.lastRange = mean, hi-lo
 	}
 	// The warm-up ends at the arrival of the first measured job, so a
 	// refresh before it finds warmupEnd still +Inf or later than now.
 	if now >= m.warmupEnd {
 		m.boardSum += mean
+		m.rangeSum += float64(m.lastRange)
 		m.refreshes++
 	}
 	if m.series {
@@ -342,9 +347,10 @@ func (m *measurement) rep(events int64, end float64) Rep {
 	q := tot.means()
 	r.Sojourn, r.Slowdown, r.SlowdownTail, r.Delay = q[qSojourn], q[qSlowdown], q[qSlowTail], q[qDelay]
 	r.BusyAtArrival, r.Blocking, r.RandomFraction = q[qBusy], q[qBlocking], q[qRandom]
-	r.BoardMean, r.Refreshes = m.boardSum, m.refreshes
+	r.BoardMean, r.BoardRange, r.Refreshes = m.boardSum, m.rangeSum, m.refreshes
 	if r.Refreshes > 0 {
 		r.BoardMean /= float64(r.Refreshes)
+		r.BoardRange /= float64(r.Refreshes)
 	}
 	r.Tipped, r.TippedAt = m.tippedAt > 0, m.tippedAt
 	r.Periods = max(m.periods-1, 0)

@@ -48,6 +48,10 @@ type Rep struct {
 	// measured arrival on (Refreshes of them; 0 when there were none).
 	BoardMean float64
 	Refreshes int
+	// BoardRange is the mean over the same refreshes of the board's range,
+	// the longest queue less the shortest (the spread of the board that
+	// "The Cliff Was a Trap Door" measured).
+	BoardRange float64
 	// Tipped (board runs, Period > 0, λ < 1): at some refresh after the
 	// start (and the push) the board had tipped into the herd
 	// (farm.TipWatch: the gap between its two groups above
@@ -123,8 +127,10 @@ type Result struct {
 	// queueing).
 	Blocking, RandomFraction Estimate
 	// BoardMean is nil when no board was kept (Period = 0) or no refresh
-	// fell in the measured window; Correlation when it was not recorded.
-	BoardMean, Correlation *Estimate
+	// fell in the measured window, and so is BoardRange (the mean range
+	// of the board at a refresh, longest less shortest queue); Correlation
+	// is nil when it was not recorded.
+	BoardMean, BoardRange, Correlation *Estimate
 	// Tipped counts the replications that tipped (stale-board runs).
 	Tipped int
 	// Trajectory holds, for each of Settings.SampleTimes, the mean state over
@@ -364,19 +370,20 @@ func (res *Result) aggregate() {
 	if c.Discipline == farm.FCFS {
 		res.Wait, res.WaitProb = &est[qDelay], &est[qBusy]
 	}
-	var boards, corrs []float64
+	var boards, ranges, corrs []float64
 	for _, r := range res.Reps {
 		if r.Refreshes > 0 {
 			boards = append(boards, r.BoardMean)
+			ranges = append(ranges, r.BoardRange)
 		}
 		if r.Correlations > 0 {
 			corrs = append(corrs, r.Correlation)
 		}
 	}
-	res.BoardMean, res.Correlation = nil, nil
+	res.BoardMean, res.BoardRange, res.Correlation = nil, nil, nil
 	if len(boards) > 0 {
-		b := estimate(boards, c.Level)
-		res.BoardMean = &b
+		b, r := estimate(boards, c.Level), estimate(ranges, c.Level)
+		res.BoardMean, res.BoardRange = &b, &r
 	}
 	if len(corrs) > 0 {
 		e := estimate(corrs, c.Level)

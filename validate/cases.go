@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
@@ -27,6 +29,7 @@ func catalogue() []Case {
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "bistability", Source: "published bistability at T = 2·T*", Quick: true, run: bistability},
 		{Name: "trap-door", Source: "critical push b* of the refresh-period map (half-loaded start; one hot server) against simulated tipped fractions", Quick: true, run: trapDoor},
+		{Name: "mechanism", Source: "the stale board's spread (max − min)·(1 − λ) ≈ 2.1–2.8 and one refresh's response to a difference, from the map", Quick: true, run: mechanism},
 		{Name: "herd-sojourn", Source: "refresh-period map herd (0.40·T from a half-loaded start)", Quick: true, run: herdSojourn},
 		{Name: "spread-herd", Source: "refresh-period map from a spread start: a long transient near 0.6·T", Quick: true, run: spreadHerd},
 		{Name: "ps-insensitivity", Source: "M/G/1-PS: E[T] = 1/(1 − λ) for any sizes", Quick: true, run: psInsensitivity},
@@ -767,4 +770,116 @@ func trapDoor(e *env) ([]Check, error) {
 	}
 	out = append(out, e.tipCheck("one hot server, 3,200 jobs, tips (T = 1000; the map: recovers)", 100, 0, res))
 	return out, nil
+}
+
+// The mechanism as numbers (staleboard.MechanismAt) against simulation at
+// N = 100. The spread: the expected range (longest less shortest queue)
+// of 100 servers drawn from the balanced fixed point well above the edge
+// against the simulated board's mean range at its refreshes (six after
+// two periods of warm-up, 12 or 16 runs); "The Cliff Was a Trap Door" measured
+// (max − min)·(1 − λ) = 2.1–2.8 across λ = 0.7–0.95 and k = 2–5, and the
+// map gives 2.2–2.6 there. Allowance 4%: the servers of a finite farm
+// are not independent draws (they share the dispatchers' passes). The
+// response: half the servers of a balanced farm raised by d jobs at
+// refresh 10 (a push), and the difference between the two halves' mean
+// queues at refresh 11, against the map's one-refresh response; at
+// k = 5, λ = 0.9, T = 340 (above the N = 100 edge, 3.13/(1 − λ)²) the
+// difference comes back inverted and two thirds of its size, where the
+// top-up alone would make it −4·d. Allowance 0.3 jobs + 5%: the map is
+// N = ∞, and at 100 servers the raised half's passes are noisy.
+func mechanism(e *env) ([]Check, error) {
+	const n = 100
+	ks, loads := []int{2, 5}, []float64{0.7, 0.95}
+	if !e.quick {
+		ks, loads = []int{2, 3, 5}, []float64{0.7, 0.8, 0.9, 0.95}
+	}
+	var out []Check
+	i := uint64(0)
+	for _, k := range ks {
+		for _, load := range loads {
+			// 2.5 times the rule of thumb 0.9(k − 2)/(1 − λ)² for the edge,
+			// and 600 at least: far enough above it that the spread no
+			// longer depends on T.
+			T := math.Max(600, 2.5*0.9*float64(k-2)/((1-load)*(1-load)))
+			m := &staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: T}
+			fp, err := staleboard.FixedPoint(m, nil)
+			if err != nil {
+				return nil, err
+			}
+			if fp.Status != outcome.Converged {
+				return nil, fmt.Errorf("no balanced fixed point at k = %d, λ = %v, T = %v: %v", k, load, T, fp.Status)
+			}
+			mech, err := staleboard.MechanismAt(m, fp.Board, n, 1)
+			if err != nil {
+				return nil, err
+			}
+			per := int(load * n * T)
+			res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T},
+				&sim.Settings{Horizon: 8, Warmup: 2 * per, Reps: e.scale(16, 12)}, i)
+			i++
+			if err != nil {
+				return nil, err
+			}
+			scale := 1 - load
+			est := *res.BoardRange
+			est.Mean, est.CI95, est.HalfWidth = est.Mean*scale, est.CI95*scale, est.HalfWidth*scale
+			out = append(out, e.check(fmt.Sprintf("(max − min)·(1 − λ), k = %d, λ = %v", k, load), n, mech.ScaledRange, 0.04*mech.ScaledRange, est))
+		}
+	}
+	type resp struct {
+		k       int
+		load, T float64
+		d       int
+	}
+	rs := []resp{{5, 0.9, 340, 10}}
+	if !e.quick {
+		rs = append(rs, resp{3, 0.8, 100, 5})
+	}
+	for _, r := range rs {
+		m := &staleboard.Model{System: staleboard.System{K: r.k, Load: r.load}, Period: r.T}
+		fp, err := staleboard.FixedPoint(m, nil)
+		if err != nil {
+			return nil, err
+		}
+		mech, err := staleboard.MechanismAt(m, fp.Board, 0, float64(r.d))
+		if err != nil {
+			return nil, err
+		}
+		const at, reps = 10, 40
+		res, err := e.sim(&sim.Model{Servers: n, Load: r.load, Dispatchers: r.k, Policy: farm.Policy{Kind: farm.Tally}, Period: r.T, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5, Jobs: r.d, At: at}},
+			&sim.Settings{Horizon: at + 1, RecordFinal: true, Reps: e.scale(reps, 24)}, i)
+		i++
+		if err != nil {
+			return nil, err
+		}
+		var diffs []float64
+		for _, rep := range res.Reps {
+			var hi, lo float64
+			for j, q := range rep.FinalQueues {
+				if j < n/2 {
+					hi += float64(q) / (n / 2)
+				} else {
+					lo += float64(q) / (n - n/2)
+				}
+			}
+			diffs = append(diffs, hi-lo)
+		}
+		out = append(out, e.check(fmt.Sprintf("a difference of %d back after one refresh (k = %d, λ = %v, T = %v; top-up alone: %.0f)", r.d, r.k, r.load, r.T, mech.TopUp*float64(r.d)), n, mech.Back, 0.3+0.05*math.Abs(mech.Back), meanEstimate(diffs)))
+	}
+	return out, nil
+}
+
+// meanEstimate is the mean of independent samples with its 95% Student t
+// half-width.
+func meanEstimate(x []float64) sim.Estimate {
+	var m, ss float64
+	for _, v := range x {
+		m += v / float64(len(x))
+	}
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	n := float64(len(x))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)/n)
+	return sim.Estimate{Mean: m, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(x)}
 }
