@@ -43,7 +43,7 @@ Time is measured in mean service times; loads are arrival rates per server.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: err, cmd: c.CommandPath()}
 	})
-	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
+	cmds := []*cobra.Command{newEdge(), newMap(), newTrapdoor(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
 	root.AddCommand(cmds...)
 	useListGrammar(root)
 	root.AddCommand(newSweep(cmds), newVersion())

@@ -31,6 +31,7 @@ type simOptions struct {
 	beta        []float64
 	exchange    float64
 	start       string
+	push        string
 	jobs        int
 	warmup      int
 	reps        int
@@ -122,7 +123,8 @@ the replications that finished (status interrupted; exit status 130).`,
 	f.Float64Var(&o.period, "period", 0, "board refresh period T, in mean service times (board policies; otherwise only records the board)")
 	f.Float64SliceVar(&o.beta, "beta", nil, "JIQ token allotment β_r (Enhancement 1; non-negative, sum 1; default uniform 1/R)")
 	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν, per server per mean service time (Enhancement 2)")
-	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server)")
+	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server, or a multiple of T: half:0.1T)")
+	f.StringVar(&o.push, "push", "none", "a disturbance part-way through the run: backlog:F:B, half:B, spread:S or hot:X extra jobs, @n at refresh n (half:0.1T@20)")
 	f.IntVar(&o.jobs, "jobs", sim.DefaultJobs, "measured jobs per replication")
 	f.IntVar(&o.warmup, "warmup", 0, "warm-up jobs per replication, not measured (0: jobs/10; -1: none)")
 	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications (the first round, with --rel-precision)")
@@ -188,6 +190,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if m.Start, err = farm.ParseStart(o.start); err != nil {
 		return paramUsage(err)
 	}
+	if m.Push, err = farm.ParsePush(o.push); err != nil {
+		return paramUsage(err)
+	}
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
@@ -250,7 +255,7 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 		Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95, HalfWidth: res.Sojourn.HalfWidth,
 		Sojourn: estimate(res.Sojourn), Slowdown: estimatePtr(res.Slowdown), SlowdownOver10: estimate(res.SlowdownTail),
 		MeanWait: estimatePtr(res.Wait), ProbWait: estimatePtr(res.WaitProb), MeanDelay: estimate(res.Delay), BusyAtArrival: estimate(res.BusyAtArrival),
-		BoardMean: estimatePtr(res.BoardMean), Correlation: estimatePtr(res.Correlation),
+		BoardMean: estimatePtr(res.BoardMean), BoardRange: estimatePtr(res.BoardRange), Correlation: estimatePtr(res.Correlation),
 		JobsMeasured: res.Jobs, Events: int64(res.Evaluations), Seconds: seconds, EventsPerSecond: eps,
 	}
 	if res.Slowdown == nil {

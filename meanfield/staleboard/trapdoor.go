@@ -363,7 +363,9 @@ type CriticalResult struct {
 	// the smallest found to tip.
 	Critical, Scaled float64
 	Lo, Hi           float64
-	// BalancedMean is the balanced fixed point's board mean.
+	// Balanced is the balanced fixed point x* the orbits return to, and
+	// BalancedMean its board mean (nil and 0 when there is none).
+	Balanced     []float64
 	BalancedMean float64
 	// Orbits counts the orbits classified; TipPeriods is the periods the
 	// orbit at Hi took to tip, RecoverPeriods those the orbit at Lo took
@@ -443,7 +445,7 @@ func critical(m *PushModel, set *OrbitSettings) (*CriticalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.BalancedMean = Mean(c.home)
+	res.Balanced, res.BalancedMean = c.home, Mean(c.home)
 	pre, err := c.preBoard(m)
 	if err != nil {
 		return nil, err
