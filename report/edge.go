@@ -56,9 +56,9 @@ type EdgeRow struct {
 
 // SimulatedEdge is the finite-N edge measured by simulation.
 type SimulatedEdge struct {
-	Scaled float64          `json:"scaled"` // where the fitted tipping probability crosses ½
-	CI95   [2]float64       `json:"ci95"`   // its 95% interval
-	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
+	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null unless converged)
+	CI95   *[2]float64      `json:"ci95"`   // its 95% interval (null unless converged)
+	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½ with a bounded interval
 	Reps   int              `json:"reps"`   // runs per period
 	Points []SimulatedPoint `json:"points"`
 }

@@ -11,7 +11,7 @@ type TrapDoor struct {
 	Start       string        `json:"start"`       // the farm's state before the push
 	OnBalanced  bool          `json:"on_balanced"` // the push lands on the balanced fixed point itself
 	Servers     int           `json:"servers"`     // N: of the hot server's farm, and of the board range
-	Difference  float64       `json:"difference"`  // the difference d whose one-refresh response is reported
+	Difference  float64       `json:"raise"`       // the difference d whose one-refresh response is reported
 	RelTol      float64       `json:"rtol"`        // relative width of each bracket
 	Seconds     float64       `json:"seconds"`
 	Rows        []TrapDoorRow `json:"rows"`

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
@@ -76,6 +77,16 @@ top-up alone, and the share of the overshoot drained by then).`,
 	f.IntVar(&o.workers, "workers", 0, "periods computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per period; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.TrapDoor; schema in docs/schema/trapdoor.json)")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "period", field: "Period", list: kind(lists.Float)},
+		flagRule{flag: "push", field: "Push"}, flagRule{flag: "start", field: "Start"},
+		flagRule{flag: "on-balanced", field: "OnBalanced"},
+		flagRule{flag: "servers", field: "Servers", rng: in(2, staleboard.MaxServers, "100")},
+		flagRule{flag: "difference", rng: between(0, farm.MaxPushJobs, "(]", "5")},
+		flagRule{flag: "rtol", field: "RelTol", rng: between(1e-6, 0.5, "[]", "0.005")},
+		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
+	)
 	return cmd
 }
 
@@ -111,19 +122,10 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 	}
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if len(o.periods) == 0 {
-		return usagef("invalid --period: no refresh period")
-	}
-	if o.servers < 2 || o.servers > staleboard.MaxServers {
-		return usagef("invalid --servers: %d, want 2..%d", o.servers, staleboard.MaxServers)
-	}
-	if !(o.difference > 0 && o.difference <= farm.MaxPushJobs) {
-		return usagef("invalid --difference: %v, want 0 < d ≤ %d jobs", o.difference, farm.MaxPushJobs)
-	}
-	if o.relTol == 0 {
-		return usagef("invalid --rtol: 0, want 1e-6..0.5")
+		return usagef("invalid --period: no refresh period (e.g. --period 1000)")
 	}
 	hot := 0
 	if push.Kind == farm.HotPush {
@@ -139,7 +141,7 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 	res, err := staleboard.CriticalTable(models, &staleboard.OrbitSettings{Run: c.run(o.workers), RelTol: o.relTol})
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	rep := &report.TrapDoor{Header: report.NewHeader("trapdoor"), Dispatchers: o.k, Load: o.load, Push: pushFamilyWords(push), Start: st.String(),
 		OnBalanced: o.onBalanced, Servers: o.servers, Difference: o.difference, RelTol: o.relTol}
@@ -154,9 +156,6 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 		case r.Status != outcome.NoEdge && !math.IsInf(r.Hi, 1):
 			row.PushBracket = []float64{r.Lo, r.Hi}
 		}
-		if r.Status == outcome.Interrupted && halted == nil {
-			halted = c.halted("%d of %d periods finished", i, len(res))
-		}
 		if r.Balanced != nil {
 			mech, err := staleboard.MechanismAt(&models[i].Model, r.Balanced, o.servers, o.difference)
 			if err != nil {
@@ -167,19 +166,26 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
-	rep.Seconds = time.Since(start).Seconds()
-	switch {
-	case o.csv:
-		err = writeCSVReport(stdout, rep, "rows")
-	case o.json:
-		err = writeJSON(stdout, rep)
-	default:
-		err = writeTrapdoorTable(stdout, rep)
+	if unfinished := countInterrupted(res); unfinished > 0 {
+		halted = c.halted("%d of %d periods finished (the others' brackets as far as they got)", len(res)-unfinished, len(res))
 	}
-	if err != nil {
+	rep.Seconds = time.Since(start).Seconds()
+	out := output{json: o.json, csv: o.csv, rows: "rows"}
+	if err := emit(stdout, out, rep, func(w io.Writer) error { return writeTrapdoorTable(w, rep) }); err != nil {
 		return err
 	}
 	return halted
+}
+
+// countInterrupted is the number of periods a signal stopped.
+func countInterrupted(res []*staleboard.CriticalResult) int {
+	n := 0
+	for _, r := range res {
+		if r.Status == outcome.Interrupted {
+			n++
+		}
+	}
+	return n
 }
 
 // pushFamilyWords is the family without its size: half, backlog:F,
