@@ -237,7 +237,7 @@ func writeTrapdoorTable(w io.Writer, r *report.TrapDoor) error {
 		if m := row.Mechanism; m != nil {
 			q = fmt.Sprintf("%d–%d", m.Quantiles[0], m.Quantiles[4])
 			rng = fmt.Sprintf("%.3f", m.ScaledRange)
-			resp, fac, dr = fmt.Sprintf("%.3g", m.Response), fmt.Sprintf("%.3f", m.ResponseFactor), fmt.Sprintf("%.3f", m.Drained)
+			resp, fac, dr = fmt.Sprintf("%.3g", m.Response), fixed3(m.ResponseFactor), fixed3(m.Drained)
 		}
 		fmt.Fprintf(tw, "%g\t%.4g\t%s\t%s\t%s\t%s\t%d\t%.4g\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", row.Period, row.Scaled, crit, scaled, br, row.Status, row.Orbits, row.BoardMean, q, rng, resp, fac, dr, row.Seconds)
 	}
@@ -251,4 +251,14 @@ func writeTrapdoorTable(w io.Writer, r *report.TrapDoor) error {
 	fmt.Fprintf(&b, "drained = the share of that overshoot gone by the next refresh). %d periods in %.1f s.\n", len(r.Rows), r.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fixed3 is x to three decimals, without the sign of a value that rounds
+// to zero ("-0.000").
+func fixed3(x float64) string {
+	s := fmt.Sprintf("%.3f", x)
+	if s == "-0.000" {
+		return "0.000"
+	}
+	return s
 }
