@@ -42,8 +42,8 @@ push large enough carries the board out of the balanced state's basin. For each
 refresh period it finds the critical push b*, the smallest push of the family
 --push whose orbit ends in the herd, by bisection on the push's size (each orbit
 followed until it is back at the balanced fixed point or has tipped: its two
-groups' gap above max((1 − λ)·T, 3/(1 − λ)) at two refreshes in a row), with the
-bracket. Families (--push; the size after the colon is ignored, b* is searched):
+groups' gap above max((1 − λ)·T, 3/(1 − λ)) at two refreshes in a row, and the
+board herded from then on until it settles), with the bracket. Families (--push; the size after the colon is ignored, b* is searched):
 half (half the servers receive b extra jobs: the half-loaded start), backlog:F
 (a fraction F of them: a restart of the others, or a scale-out by 1 − F empty
 servers, leaves this), spread (0..b spread evenly) and hot (one server of
@@ -174,7 +174,38 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 	if err := emit(stdout, out, rep, func(w io.Writer) error { return writeTrapdoorTable(w, rep) }); err != nil {
 		return err
 	}
-	return halted
+	if halted != nil {
+		return halted
+	}
+	return trapdoorEnded(res)
+}
+
+// trapdoorEnded is the exit of a finished table: exit status 1 when some
+// period has no b* (above the range searched, an orbit undecided, no
+// balanced state), with the first such status — the row shows a bound or
+// nothing, not the answer.
+func trapdoorEnded(res []*staleboard.CriticalResult) error {
+	var first outcome.Status
+	n := 0
+	for _, r := range res {
+		if !r.Status.OK() || r.Status == outcome.NoEdge {
+			if n == 0 {
+				first = r.Status
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if first == outcome.NoEdge {
+		return fmt.Errorf("%d of %d periods without b*: below the edge, where there is no balanced state to push (status no_edge)", n, len(res))
+	}
+	why := "an orbit in the bracket undecided within 3,000 periods"
+	if first == outcome.AboveRange {
+		why = "above the range: no push of the family up to the search's top tips"
+	}
+	return ended(first, fmt.Sprintf("%d of %d periods without b* (%s)", n, len(res), why))
 }
 
 // countInterrupted is the number of periods a signal stopped.
@@ -245,10 +276,15 @@ func writeTrapdoorTable(w io.Writer, r *report.TrapDoor) error {
 		return err
 	}
 	fmt.Fprintf(&b, "\nb* is bracketed to %g relative: the push at the bracket's bottom returns to the balanced fixed point, the one at its top tips\n", r.RelTol)
-	fmt.Fprintf(&b, "into the herd (its two groups' gap above max((1−λ)·T, 3/(1−λ)) at two refreshes in a row). The mechanism at the balanced\n")
-	fmt.Fprintf(&b, "fixed point: its 5%%–95%% range; the expected longest less shortest queue of %d servers drawn from it, times 1 − λ; and a\n", r.Servers)
-	fmt.Fprintf(&b, "difference of d = %g jobs on half the servers one refresh later (factor = response/d; the top-up alone gives −(k − 1) = %d;\n", r.Difference, 1-r.Dispatchers)
-	fmt.Fprintf(&b, "drained = the share of that overshoot gone by the next refresh). %d periods in %.1f s.\n", len(r.Rows), r.Seconds)
+	fmt.Fprintf(&b, "into the herd (its two groups' gap above max((1−λ)·T, 3/(1−λ)) at two refreshes in a row, and herded until it\n")
+	fmt.Fprintf(&b, "settles). The mechanism at the balanced fixed point: its 5%%–95%% range; the expected longest less shortest queue of %d\n", r.Servers)
+	fmt.Fprintf(&b, "servers drawn from it, times 1 − λ; and a difference of d = %g jobs on half the servers one refresh later (factor =\n", r.Difference)
+	fmt.Fprintf(&b, "response/d; the top-up alone gives −(k − 1) = −%d; drained = the share of that overshoot gone by the next refresh).\n", r.Dispatchers-1)
+	unit := "periods"
+	if len(r.Rows) == 1 {
+		unit = "period"
+	}
+	fmt.Fprintf(&b, "%d %s in %.1f s.\n", len(r.Rows), unit, r.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -170,6 +170,10 @@ const (
 	recoverTol = 1e-6
 	stillTol   = 1e-10
 	maxOrbit   = 3000
+	// settleTol: a herded orbit has settled on its attractor (a
+	// two-cycle or a fixed point) when boards two periods apart are this
+	// close (ℓ₁ between the board distributions, at most 2).
+	settleTol = 1e-6
 )
 
 // classifier holds what classifying orbits at one period needs: the map
@@ -197,12 +201,26 @@ func newClassifier(m *Model) (*classifier, error) {
 	return c, nil
 }
 
-// classify iterates the map from p until the orbit recovers, tips or
-// runs out of periods; it returns the end and the periods iterated.
-func (c *classifier) classify(p []float64, canceled func() error) (OrbitEnd, int, error) {
+// classify iterates the map from p, the board just after a push of b
+// jobs per server hit, until the orbit recovers, ends in the herd or runs
+// out of periods; it returns the end and the periods to it (for a tip, to
+// the refresh at which the watch saw it).
+//
+// A tip is confirmed, not taken at the watch's word: the orbit must then
+// stay herded (farm.Herded at every refresh) until it settles (boards two
+// periods apart within settleTol: a herded cycle or fixed point) or for
+// confirmPeriods(b) refreshes, longer than the push's excess takes to
+// drain at (1 − λ)·T a period. Where a herd exists (k ≥ 3) the first tip
+// is final and the two agree; with two dispatchers there is no herd, and
+// a push of several (1 − λ)·T flips between the halves for a few
+// periods, herded by the watch, before it drains away.
+func (c *classifier) classify(p []float64, b float64, canceled func() error) (OrbitEnd, int, error) {
 	w := c.watch // a fresh copy: the push's own board is not counted
 	d0 := l1(p, c.home)
 	tol := math.Min(recoverTol, recoverTol*d0)
+	confirm := c.confirmPeriods(b)
+	tippedAt := 0
+	var prev, prev2 []float64 // the boards one and two periods back
 	for n := 1; n <= maxOrbit; n++ {
 		if n%16 == 0 {
 			if err := canceled(); err != nil {
@@ -215,15 +233,31 @@ func (c *classifier) classify(p []float64, canceled func() error) (OrbitEnd, int
 			return Undecided, n - 1, err
 		}
 		step := l1(r.Next, p)
-		p = r.Next
+		prev2, prev, p = prev, p, r.Next
+		herded := farm.Herded(p, c.mp.Period, c.mp.Load)
+		if w.Next(p) && tippedAt == 0 {
+			tippedAt = n
+		}
+		if !herded {
+			tippedAt = 0 // a tip that let go: a drain, not the herd
+		}
 		switch {
-		case w.Next(p):
-			return TippedEnd, n, nil
-		case l1(p, c.home) < tol || step < stillTol && !farm.Herded(p, c.mp.Period, c.mp.Load):
+		case l1(p, c.home) < tol || step < stillTol && !herded:
 			return Recovered, n, nil
+		case tippedAt > 0 && (n-tippedAt >= confirm || prev2 != nil && l1(p, prev2) < settleTol):
+			return TippedEnd, tippedAt, nil
 		}
 	}
 	return Undecided, maxOrbit, nil
+}
+
+// confirmPeriods is how long a tipped orbit must stay herded, after a
+// push of b jobs per server hit, to count as in the herd: twice the
+// periods its excess takes to drain at (1 − λ)·T a period, and 10 at
+// least.
+func (c *classifier) confirmPeriods(b float64) int {
+	drain := (1 - c.mp.Load) * c.mp.Period
+	return 10 + int(math.Ceil(2*b/drain))
 }
 
 // preBoard is the board on which the push lands: the balanced fixed
@@ -328,7 +362,7 @@ func PushOrbit(m *PushModel, s *OrbitSettings) (*OrbitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	end, n, err := c.classify(disturb(pre, push, out.Jobs, m.Servers), canceled(set.Run))
+	end, n, err := c.classify(disturb(pre, push, out.Jobs, m.Servers), out.Jobs, canceled(set.Run))
 	if set.Run.Stopped() {
 		out.Status = outcome.Interrupted
 		return out, nil
@@ -453,7 +487,7 @@ func critical(m *PushModel, set *OrbitSettings) (*CriticalResult, error) {
 	stop := canceled(set.Run)
 	try := func(b float64) (OrbitEnd, int, error) {
 		res.Orbits++
-		return c.classify(disturb(pre, m.Push, b, m.Servers), stop)
+		return c.classify(disturb(pre, m.Push, b, m.Servers), b, stop)
 	}
 	finish := func(st outcome.Status) (*CriticalResult, error) {
 		res.Status = st

@@ -160,3 +160,29 @@ func TestPushModelValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Two dispatchers have no herd (the map's edge: none; "The Cliff Was a
+// Trap Door": a half-loaded start of 0.2·T recovered at every T from 5 to
+// 300), so no push opens a door: a push of several (1 − λ)·T flips
+// between the halves for a few periods, herded by the watch, and then
+// drains away. Taking the watch's first tip as final called a backlog of
+// 1.7·T on half the servers critical at k = 2, λ = 0.7, T = 600.
+func TestTwoDispatchersNoDoor(t *testing.T) {
+	m := &PushModel{Model: Model{System: System{K: 2, Load: 0.7}, Period: 600}, Push: half}
+	r, err := CriticalPush(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != outcome.AboveRange {
+		t.Errorf("%v: b* = %v in [%v, %v], want no push up to the range's top to tip", r.Status, r.Critical, r.Lo, r.Hi)
+	}
+	// The push that the watch alone called a tip recovers.
+	m.Push.Jobs = 1100
+	o, err := PushOrbit(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.End != Recovered {
+		t.Errorf("a push of 1,100 jobs: %v after %d periods", o.End, o.Periods)
+	}
+}
