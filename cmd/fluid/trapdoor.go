@@ -55,7 +55,11 @@ Beside it, the mechanism at the balanced fixed point: the board's quantiles, the
 expected range (longest less shortest queue) of --servers servers drawn from it,
 times (1 − λ), and how a difference of --difference jobs on half the servers comes
 back one refresh later (its factor, against the −(k − 1) of the dispatchers'
-top-up alone, and the share of the overshoot drained by then).`,
+top-up alone, and the share of the overshoot drained by then).
+
+Exit status 1 when a period has no b*: above the range searched (the row shows
+the largest push tried, which recovered), an orbit undecided within 3,000
+periods, or no balanced state (below the edge).`,
 		Example: `  fluid trapdoor -k 5 --load 0.9 --period 450,1000,2000
   fluid trapdoor -k 5 --period 300,350,450 --on-balanced
   fluid trapdoor -k 5 --period 1000 --push hot --servers 100 --json`,
