@@ -155,9 +155,9 @@ func FuzzParseEnums(f *testing.F) {
 		if !param.Finite(period) || period < 0 || !(load > 0 && load < 1) {
 			return
 		}
-		th := TipThreshold(period, load)
-		if math.IsNaN(th) || th < 0.2*period || th < load/(1-load) {
-			t.Fatalf("TipThreshold(%v, %v) = %v", period, load, th)
+		th := TipGap(period, load)
+		if math.IsNaN(th) || th < (1-load)*period || th < 3/(1-load) {
+			t.Fatalf("TipGap(%v, %v) = %v", period, load, th)
 		}
 	})
 }

@@ -126,3 +126,37 @@ func ExampleParseSizes() {
 	fmt.Printf("%v: one job in %.0f is a giant of mean %.3g; SCV %v\n", z, 1/p, giant, z.SquaredCV())
 	// Output: h2:30: one job in 61 is a giant of mean 30.5; SCV 30
 }
+
+// Starts and pushes in units of T resolve to whole jobs at a period, and
+// their words round-trip.
+func TestPerPeriodWords(t *testing.T) {
+	st, err := ParseStart("half:0.1T")
+	if err != nil || st.Kind != Half || st.PerPeriod != 0.1 || st.Jobs != 0 || st.String() != "half:0.1T" {
+		t.Fatalf("half:0.1T = %+v, %v", st, err)
+	}
+	if r := st.At(1000); r.Jobs != 100 || r.PerPeriod != 0 || r.String() != "half:100" {
+		t.Errorf("half:0.1T at T = 1000: %+v", r)
+	}
+	for _, w := range []string{"half:0.1T", "backlog:0.25:65", "spread:0.8T", "hot:3200", "half:0.07T@20", "backlog:1:3@5"} {
+		p, err := ParsePush(w)
+		if err != nil {
+			t.Errorf("%s: %v", w, err)
+			continue
+		}
+		back, err := ParsePush(p.String())
+		if err != nil || back != p {
+			t.Errorf("%s → %+v → %q → %+v, %v", w, p, p.String(), back, err)
+		}
+	}
+	p, _ := ParsePush("half:0.07T@20")
+	if r := p.AtPeriod(1000); r.Jobs != 70 || r.At != 20 || r.Frac() != 0.5 || r.ServerJobs(49, 100) != 70 || r.ServerJobs(50, 100) != 0 {
+		t.Errorf("half:0.07T@20 at T = 1000: %+v", r)
+	}
+	for _, w := range []string{"half", "backlog:0:5", "backlog:1.5:5", "hot:-1", "hot:0", "half:5@x", "warm:5", "half:200T", "spread:1e9"} {
+		if _, err := ParsePush(w); err == nil {
+			t.Errorf("%s parsed", w)
+		} else {
+			fieldErr(t, "ParsePush", w, err, "Push")
+		}
+	}
+}

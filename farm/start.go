@@ -30,29 +30,65 @@ const (
 type Start struct {
 	Kind StartKind
 	Jobs int
+	// PerPeriod, if positive, gives the jobs in units of the refresh
+	// period T instead (the words "half:0.1T"): At(T) resolves them to
+	// Jobs = round(PerPeriod·T), so that one start means the same push at
+	// every period of a sweep. Jobs is then 0 until resolved.
+	PerPeriod float64
+}
+
+// MaxPerPeriod bounds Start.PerPeriod and Push.PerPeriod: a backlog of
+// 100 refresh periods' worth of jobs per server (the herd holds about
+// 0.8·T).
+const MaxPerPeriod = 100
+
+// At is the start at refresh period T: its jobs in units of T (PerPeriod)
+// resolved to whole jobs, round(PerPeriod·T); a start given in jobs is
+// returned as it is. T must be positive where PerPeriod is.
+func (s Start) At(period float64) Start {
+	if s.PerPeriod > 0 {
+		s.Jobs, s.PerPeriod = perPeriodJobs(s.PerPeriod, period), 0
+	}
+	return s
+}
+
+// perPeriodJobs is round(x·T), at most 1<<31 − 1.
+func perPeriodJobs(x, period float64) int {
+	return int(math.Min(math.Round(x*period), math.MaxInt32))
 }
 
 // String gives the words that ParseStart reads.
 func (s Start) String() string {
 	switch s.Kind {
 	case Balanced:
-		if s.Jobs == 0 {
+		if s.Jobs == 0 && s.PerPeriod == 0 {
 			return "empty"
 		}
-		return "balanced:" + strconv.Itoa(s.Jobs)
+		return "balanced:" + s.amount()
 	case Half:
-		return "half:" + strconv.Itoa(s.Jobs)
+		return "half:" + s.amount()
 	case Spread:
-		return "spread:" + strconv.Itoa(s.Jobs)
+		return "spread:" + s.amount()
 	case Hot:
-		return "hot:" + strconv.Itoa(s.Jobs)
+		return "hot:" + s.amount()
 	}
 	return "empty"
 }
 
+// amount is the jobs as ParseStart reads them: a count, or "0.1T".
+func (s Start) amount() string { return jobWords(s.Jobs, s.PerPeriod) }
+
+// jobWords writes a number of jobs, or x·T as "xT".
+func jobWords(jobs int, perPeriod float64) string {
+	if perPeriod > 0 {
+		return strconv.FormatFloat(perPeriod, 'g', -1, 64) + "T"
+	}
+	return strconv.Itoa(jobs)
+}
+
 // IsEmpty reports whether no server holds a job at the start.
 func (s Start) IsEmpty() bool {
-	return s.Kind == Empty || s.Jobs == 0
+	return s.Kind == Empty || s.Jobs == 0 && s.PerPeriod == 0
 }
 
 // Validate checks the start (*param.Error naming Start).
@@ -63,8 +99,14 @@ func (s Start) Validate() error {
 	if s.Jobs < 0 {
 		return param.Errorf("Start", "%d jobs, want ≥ 0", s.Jobs)
 	}
-	if s.Kind == Empty && s.Jobs != 0 {
-		return param.Errorf("Start", "an empty start holds no jobs (got %d)", s.Jobs)
+	if s.Kind == Empty && (s.Jobs != 0 || s.PerPeriod != 0) {
+		return param.Errorf("Start", "an empty start holds no jobs (got %s)", s.amount())
+	}
+	if !(s.PerPeriod >= 0 && s.PerPeriod <= MaxPerPeriod) {
+		return param.Errorf("Start", "%v·T jobs, want 0 to %v periods' worth", s.PerPeriod, MaxPerPeriod)
+	}
+	if s.PerPeriod > 0 && s.Jobs != 0 {
+		return param.Errorf("Start", "both %d jobs and %v·T: give one", s.Jobs, s.PerPeriod)
 	}
 	return nil
 }
@@ -84,6 +126,9 @@ func (s Start) MaxJobs() int {
 //	half:B       half the servers hold B jobs, the rest none
 //	spread:S     queue lengths spread evenly from 0 to S
 //	hot:X        one server holds X jobs, the others none
+//
+// Every count may be given in units of the refresh period T instead, as
+// a number followed by T ("half:0.1T"); At resolves it.
 func ParseStart(s string) (Start, error) {
 	name, arg, has := strings.Cut(strings.ToLower(s), ":")
 	kinds := map[string]StartKind{"empty": Empty, "balanced": Balanced, "half": Half, "spread": Spread, "hot": Hot}
@@ -97,14 +142,28 @@ func ParseStart(s string) (Start, error) {
 		}
 		return Start{}, nil
 	}
-	n, err := parseCount(arg)
+	n, per, err := parseJobs(arg)
 	if !has || err != nil {
-		return Start{}, param.Errorf("Start", "%q: %s needs a whole number of jobs ≥ 0 after the colon", s, name)
+		return Start{}, param.Errorf("Start", "%q: %s needs a whole number of jobs ≥ 0 (or a multiple of T such as 0.1T, at most %vT) after the colon", s, name, MaxPerPeriod)
 	}
-	if n == 0 {
+	if n == 0 && per == 0 {
 		return Start{}, nil // every kind with no jobs is the empty start
 	}
-	return Start{Kind: k, Jobs: n}, nil
+	return Start{Kind: k, Jobs: n, PerPeriod: per}, nil
+}
+
+// parseJobs reads a count of jobs: a whole number, or a multiple of the
+// refresh period written xT (0 ≤ x ≤ MaxPerPeriod).
+func parseJobs(s string) (int, float64, error) {
+	if x, ok := strings.CutSuffix(s, "t"); ok {
+		v, err := strconv.ParseFloat(x, 64)
+		if err != nil || !(v >= 0 && v <= MaxPerPeriod) {
+			return 0, 0, strconv.ErrRange
+		}
+		return 0, v, nil
+	}
+	n, err := parseCount(s)
+	return n, 0, err
 }
 
 // parseCount reads a decimal whole number ≥ 0 (leading zeros are decimal,

@@ -151,6 +151,8 @@ var catalogue = map[string]entry{
 		func(s *Settings, m *meter) (*BistabilityData, error) {
 			return computeBistabilityData(s.Quick, s.Seed, m)
 		}, BistabilityFigure)},
+	"trapdoor": {"critical backlog b*/T against T: the trap door's size (stale board)", figureOf("trapdoor",
+		func(s *Settings, m *meter) (*TrapDoorData, error) { return computeTrapDoorData(s.Quick, s.Seed, m) }, TrapDoorFigure)},
 	"jiq-blocking": {"exact JIQ blocking over α₁ and λ", figureOf("jiq-blocking",
 		func(s *Settings, m *meter) (*BlockingMapData, error) { return computeBlockingMapData(s.Quick, m) }, BlockingMapFigure)},
 	"jiq-trajectory": {"JIQ fluid trajectories with simulation", figureOf("jiq-trajectory",

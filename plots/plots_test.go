@@ -385,3 +385,36 @@ func TestFiniteEdgeFigure(t *testing.T) {
 		t.Error("ragged data drawn")
 	}
 }
+
+// The trap-door figure draws what its data says and refuses data that
+// contradicts itself: a b* outside its own bracket, a NaN.
+func TestTrapDoorFigure(t *testing.T) {
+	// Values as fluid trapdoor prints them at k = 5, λ = 0.9 (T = 320,
+	// 1,000); the figure only draws them.
+	empty := []TrapDoorPoint{{Period: 320, Critical: 0.047, Lo: 0.0469, Hi: 0.0471}, {Period: 1000, Critical: 0.0663, Lo: 0.0662, Hi: 0.0664}}
+	onBal := []TrapDoorPoint{{Period: 320, Critical: 0.0329, Lo: 0.0328, Hi: 0.0330}, {Period: 1000, Critical: 0.0634, Lo: 0.0633, Hi: 0.0635}}
+	d := &TrapDoorData{K: 5, Load: 0.9, Edge: 289.93, N: 100, Empty: empty, OnBalanced: onBal, Sim: []TrapDoorSimPoint{{Period: 1000, Edge: 0.066, Lo: 0.064, Hi: 0.068}}}
+	if err := d.check(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := TrapDoorFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "map, pushed from the empty start", "map, pushed on the balanced state", "simulation N = 100", "edge T* = 290")
+	bad := []func(d *TrapDoorData){
+		func(d *TrapDoorData) { d.Empty = []TrapDoorPoint{{Period: 500, Critical: 0.07, Lo: 0.05, Hi: 0.06}} },
+		func(d *TrapDoorData) {
+			d.OnBalanced = []TrapDoorPoint{{Period: 500, Critical: math.NaN(), Lo: 0.05, Hi: 0.06}}
+		},
+		func(d *TrapDoorData) { d.Sim = []TrapDoorSimPoint{{Period: 500, Edge: 0.1, Lo: 0.05, Hi: 0.06}} },
+		func(d *TrapDoorData) { d.Empty = nil },
+	}
+	for i, change := range bad {
+		c := *d
+		change(&c)
+		if err := c.check(); err == nil {
+			t.Errorf("bad data %d accepted", i)
+		}
+	}
+}

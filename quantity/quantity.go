@@ -174,6 +174,25 @@ var declared = []Quantity{
 	{"range", "range searched", unitTime, NonNegative, "[lo, hi] refresh periods searched for a crossing"},
 	{"published_range", "published range", unitTime, NonNegative, "[lo, hi] grid cell in which a published simulation found the crossing"},
 
+	// The trap door: the critical push and the mechanism.
+	{"push", "push", "", Text, "a disturbance of the farm (farm.Push words)"},
+	{"on_balanced", "on the balanced state", "", Text, "whether the push lands on the balanced fixed point itself"},
+	{"raise", "difference d", unitJobs, Positive, "the jobs added to half the servers whose one-refresh response is reported"},
+	{"critical", "critical push b*", unitJobs, NonNegative, "smallest push of its family whose orbit ends in the herd, in jobs per server hit"},
+	{"critical_scaled", "b*/T", "", NonNegative, "the critical push in units of the refresh period"},
+	{"push_bracket", "push bracket", unitJobs, NonNegative, "[largest push found to recover, smallest found to tip]"},
+	{"orbits", "orbits", "", Count, "orbits of the map classified"},
+	{"tip_periods", "periods to tip", "refresh periods", Count, "refresh periods the orbit at the bracket's top took to tip"},
+	{"recover_periods", "periods to recover", "refresh periods", Count, "refresh periods the orbit at the bracket's bottom took to recover"},
+	{"quantiles", "board quantiles", unitJobs, Count, "the board's 5%, 25%, 50%, 75% and 95% points"},
+	{"gap", "two-group gap", unitJobs, NonNegative, "gap between the means of the board's two groups (the tipping definition's)"},
+	{"board_range", "board range", unitJobs, NonNegative, "longest less shortest queue on the board (expected, for N servers drawn from it)"},
+	{"scaled_range", "(max − min)·(1 − λ)", unitJobs, NonNegative, "the board range scaled by 1 − λ"},
+	{"response", "response to d", unitJobs, Real, "the raised half's lead over the other half one refresh after a difference d"},
+	{"response_factor", "response factor", "", Real, "response divided by d (the top-up alone gives −(k − 1))"},
+	{"top_up", "top-up factor", "", Real, "−(k − 1): a difference's factor before any drain"},
+	{"drained", "share drained", "", Real, "1 − response_factor/top_up: the share of the overshoot gone by the next refresh"},
+
 	// Estimates and statistics.
 	{"mean", "mean", "", Real, "a mean (the estimate's quantity gives its unit)"},
 	{"ci95", "95% half-width", "", NonNegative, "half-width of the 95% interval (or the interval itself, [lo, hi])"},

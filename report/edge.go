@@ -60,9 +60,9 @@ type EdgeRow struct {
 
 // SimulatedEdge is the finite-N edge measured by simulation.
 type SimulatedEdge struct {
-	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null when it does not: status not_settled)
-	CI95   *[2]float64      `json:"ci95"`   // its 95% interval (null with scaled)
-	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½
+	Scaled *float64         `json:"scaled"` // where the fitted tipping probability crosses ½ (null unless converged)
+	CI95   *[2]float64      `json:"ci95"`   // its 95% interval (null unless converged)
+	Status string           `json:"status"` // converged, or not_settled when the curve does not cross ½ with a bounded interval
 	Reps   int              `json:"reps"`   // runs per period
 	Points []SimulatedPoint `json:"points"`
 }
@@ -83,6 +83,6 @@ type Confirmation struct {
 	AboveOK      bool    `json:"above_ok"`
 	Below        float64 `json:"below"` // 0.99·T*
 	BelowTipped  bool    `json:"below_tipped"`
-	BelowPeriods int     `json:"below_periods"` // refresh periods until the board tipped: its mean above max(0.2·T, λ/(1−λ))
+	BelowPeriods int     `json:"below_periods"` // refresh periods until the board tipped (farm.TipWatch: its two groups' gap above max((1−λ)·T, 3/(1−λ)) twice in a row)
 	BelowSojourn float64 `json:"below_sojourn"` // the herd's mean time in system there
 }

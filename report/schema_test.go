@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite docs/schema from the report typ
 var documents = map[string]any{
 	"edge":           report.Edge{},
 	"map":            report.Map{},
+	"trapdoor":       report.TrapDoor{},
 	"jiq":            report.JIQ{},
 	"jiq-trajectory": report.JIQTrajectory{},
 	"jackson":        report.Jackson{},

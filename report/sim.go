@@ -76,6 +76,7 @@ type Sim struct {
 	Blocking       *Estimate `json:"blocking"`              // JIQ blocking (null for other policies)
 	FractionRandom *Estimate `json:"fraction_random"`       // JIQ queueing: sent without a token (null for other policies)
 	BoardMean      *Estimate `json:"board_mean"`            // mean board at the refreshes (null without a board)
+	BoardRange     *Estimate `json:"board_range"`           // mean longest less shortest queue on the board at the refreshes (null without a board)
 	Correlation    *Estimate `json:"correlation"`           // null without correlation_age
 	Tipped         *int      `json:"tipped"`                // replications that tipped into the herd (board runs)
 

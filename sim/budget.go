@@ -273,6 +273,19 @@ func (c *config) startJobs() (total, most float64) {
 	case farm.Hot:
 		total = j
 	}
+	// A push adds its jobs on top (at most as many as on every server).
+	if p := c.Push; !p.IsZero() {
+		pj := float64(p.Jobs)
+		switch p.Kind {
+		case farm.Backlog:
+			total += math.Round(p.Frac()*n) * pj
+		case farm.SpreadPush:
+			total += (n+1)*pj/2 + n
+		case farm.HotPush:
+			total += pj
+		}
+		j += pj
+	}
 	return total, j
 }
 

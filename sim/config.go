@@ -58,6 +58,16 @@ type Model struct {
 	// Queues, if not nil, is an explicit initial state instead of Start:
 	// server i holds Queues[i] jobs (len(Queues) = Servers).
 	Queues []int32
+	// Push, if not zero, is a disturbance: extra jobs that land on part of
+	// the farm at refresh Push.At (0: on top of the start), just before
+	// the board is read (a restart, a scale-out, a burst; see farm.Push).
+	// Its jobs, like the start's, are never measured, and a run counts as
+	// tipped only at a refresh after the push. It needs a board
+	// (Period > 0) unless it lands at the start, and is refused with the
+	// join-the-idle-queue policies (their tokens follow idle servers).
+	// Starts and pushes given in units of T (PerPeriod) are resolved to
+	// whole jobs at Period.
+	Push farm.Push
 }
 
 // Settings say how long and how often a Model is simulated, and what is
@@ -71,7 +81,7 @@ type Settings struct {
 	// (after Warmup jobs), and Period must be positive.
 	Horizon int
 	// StopAtTip ends a replication at its first refresh after the start
-	// whose board mean exceeds farm.TipThreshold (the herd is absorbing:
+	// whose board has tipped (farm.TipWatch; the herd is absorbing:
 	// nothing after the tip is needed to say that it tipped).
 	StopAtTip bool
 	// RecordFinal keeps each replication's queue lengths at its end
@@ -279,6 +289,9 @@ func (c Model) normalized() (Model, error) {
 	if err := c.Start.Validate(); err != nil {
 		return c, err
 	}
+	if err := c.normalizePush(); err != nil {
+		return c, err
+	}
 	if float64(c.Start.MaxJobs())*float64(c.Servers) > 1<<31 { // in float64: the int64 product can wrap (hot:2⁶² on 4 servers)
 		return c, param.Errorf("Start", "%v puts too many jobs in the system", c.Start)
 	}
@@ -460,6 +473,12 @@ func (c *config) normalizeLength() error {
 	if c.Jobs == 0 && c.Transient {
 		return param.Errorf("Jobs", "a transient run needs a fixed number of jobs (or a Horizon)")
 	}
+	if c.Push.At > 0 && !c.Transient {
+		// A steady-state analysis truncates a warm-up at the start; a
+		// disturbance part-way through would sit inside the series it
+		// analyses.
+		return param.Errorf("Push", "%v lands part-way through the run, which is then a transient: measure it as one (Transient with Jobs, or a Horizon)", c.Push)
+	}
 	if c.Warmup == -1 {
 		c.Warmup = 0
 	}
@@ -471,6 +490,37 @@ func (c *config) normalizeLength() error {
 	}
 	if c.Reps < 1 {
 		return param.Errorf("Reps", "%d replications, want at least 1", c.Reps)
+	}
+	return nil
+}
+
+// normalizePush checks the push and resolves the start and the push given
+// in units of T to whole jobs.
+func (c *Model) normalizePush() error {
+	if c.Start.PerPeriod > 0 {
+		if !(c.Period > 0) {
+			return param.Errorf("Start", "%v is given in units of the refresh period, and there is none (Period)", c.Start)
+		}
+		c.Start = c.Start.At(c.Period)
+	}
+	if err := c.Push.Validate(); err != nil {
+		return err
+	}
+	if c.Push.IsZero() {
+		return nil
+	}
+	if (c.Push.At > 0 || c.Push.PerPeriod > 0) && !(c.Period > 0) {
+		return param.Errorf("Push", "%v lands at a refresh or is given in units of T, and there is no refresh period (Period)", c.Push)
+	}
+	if c.Policy.JIQ() {
+		return param.Errorf("Push", "%v under %v: the tokens of join-the-idle-queue follow idle servers, which a push would have to take away", c.Push, c.Policy)
+	}
+	c.Push = c.Push.AtPeriod(c.Period)
+	if c.Push.Jobs < 1 {
+		return param.Errorf("Push", "%v is no job at all at T = %g", c.Push, c.Period)
+	}
+	if float64(c.Push.Jobs)*float64(c.Servers) > 1<<31 {
+		return param.Errorf("Push", "%v puts too many jobs in the system", c.Push)
 	}
 	return nil
 }
@@ -488,6 +538,9 @@ func (c Model) Describe() string {
 	}
 	if !c.Start.IsEmpty() {
 		s += ", start " + c.Start.String()
+	}
+	if !c.Push.IsZero() {
+		s += ", push " + c.Push.String()
 	}
 	return s
 }

@@ -115,6 +115,9 @@ func (e *engine) start() {
 			e.arrive(i, job{size: e.sizes.draw(e.rng)})
 		}
 	}
+	if !c.Push.IsZero() && c.Push.At == 0 {
+		e.push()
+	}
 	if e.tokens.active() {
 		for i := range e.n {
 			if e.queueLen[i] == 0 {
@@ -192,6 +195,9 @@ func (e *engine) timer() (stop bool) {
 	e.now = t
 	switch e.timerKind {
 	case evRefresh:
+		if !c.Push.IsZero() && c.Push.At > 0 && e.measure.periods == c.Push.At {
+			e.push()
+		}
 		if e.refresh() && c.StopAtTip {
 			e.events++
 			return true
@@ -338,6 +344,16 @@ func (e *engine) departure(i int) {
 		e.tokens.give(i)
 	}
 	e.measure.departure(j, delay, e.now)
+}
+
+// push lands the model's push (farm.Push) on the servers now: its jobs
+// join their queues unmeasured, as the start's do.
+func (e *engine) push() {
+	for i := range e.n {
+		for range e.cfg.Push.ServerJobs(i, e.n) {
+			e.arrive(i, job{arrival: e.now, size: e.sizes.draw(e.rng)})
+		}
+	}
 }
 
 // alwaysReadBoard makes every refresh read the queues (tests: the repeat

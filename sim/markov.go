@@ -22,7 +22,7 @@ import "github.com/fluidlb/fluid/farm"
 
 // markovian reports whether the fast path simulates c.
 func (c *config) markovian() bool {
-	if disableMarkov || c.Sizes.Kind != farm.Exponential || c.Period != 0 || c.CorrelationAge != 0 || len(c.SampleTimes) > 0 || c.Horizon > 0 {
+	if disableMarkov || c.Sizes.Kind != farm.Exponential || c.Period != 0 || c.CorrelationAge != 0 || len(c.SampleTimes) > 0 || c.Horizon > 0 || !c.Push.IsZero() {
 		return false
 	}
 	switch c.Policy.Kind {

@@ -122,11 +122,16 @@ type measurement struct {
 
 	board                  *steadystate.Series // one observation per refresh from the warm-up's end (nil without a board)
 	boardSum               float64             // sum of the board means at refreshes after the warm-up
+	rangeSum               float64             // sum of the board ranges (longest − shortest queue) at those refreshes
 	lastBoard              float64             // the board mean at the last refresh
+	lastRange              int32               // the board's range at the last refresh
 	refreshes, periods     int                 // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64           // mean queue length at every refresh, and when (Series only)
-	tipThreshold           float64             // farm.TipThreshold (+Inf without a board or at λ ≥ 1)
-	tippedAt               int                 // the first refresh after the start above the threshold (0: none)
+	tips                   bool                // tipping is watched: a board at λ < 1
+	watch                  farm.TipWatch
+	tippedAt               int       // the first refresh after the start (and the push) that tipped (0: none)
+	pushAt                 int       // the refresh at which the push lands (0: at the start, or none)
+	hist                   []float64 // the board's distribution of queue lengths, at the last refresh that needed it
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
 	corrSum            float64 // sum of the correlations between snapshots
@@ -149,7 +154,7 @@ var boardSeries = steadystate.SeriesSettings{FineBatches: steadystate.MinFineBat
 func newMeasurement(c *config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
 		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,
-		tipThreshold: math.Inf(1), pauseAt: math.MaxInt64}
+		pauseAt: math.MaxInt64}
 	if c.Horizon > 0 || c.steady() {
 		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
 	}
@@ -172,9 +177,9 @@ func newMeasurement(c *config, queueLen []int32) measurement {
 			panic(err)
 		}
 	}
-	if c.Period > 0 && c.Load < 1 {
-		m.tipThreshold = farm.TipThreshold(c.Period, c.Load)
-	}
+	m.tips = c.Period > 0 && c.Load < 1
+	m.watch = farm.TipWatch{Period: c.Period, Load: c.Load}
+	m.pushAt = c.Push.At
 	if len(c.SampleTimes) > 0 {
 		m.samples = make([]Sample, 0, len(c.SampleTimes))
 	}
@@ -259,24 +264,27 @@ func (m *measurement) departure(j job, delay, now float64) {
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
-// at now, and whether the run has tipped there (see farm.TipThreshold):
-// it reports a tip at the first refresh after the start above the
-// threshold. Unless changed, no job arrived or left since the last
+// at now, and whether the run has tipped there (farm.TipWatch on the
+// board's distribution of queue lengths, from the first refresh after the
+// start and the push): it reports the first tip. Unless changed, no job arrived or left since the last
 // refresh, whose mean it reuses.
 func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	mean := m.lastBoard
 	if changed {
 		var sum int64
+		lo, hi := m.queueLen[0], m.queueLen[0]
 		for _, q := range m.queueLen {
 			sum += int64(q)
+			lo, hi = min(lo, q), max(hi, q)
 		}
 		mean = float64(sum) / float64(len(m.queueLen))
-		m.lastBoard = mean
+		m.lastBoard, m.lastRange = mean, hi-lo
 	}
 	// The warm-up ends at the arrival of the first measured job, so a
 	// refresh before it finds warmupEnd still +Inf or later than now.
 	if now >= m.warmupEnd {
 		m.boardSum += mean
+		m.rangeSum += float64(m.lastRange)
 		m.refreshes++
 		m.board.Add(mean)
 	}
@@ -286,11 +294,30 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	}
 	n := m.periods
 	m.periods++
-	if n > 0 && m.tippedAt == 0 && mean > m.tipThreshold {
+	if n > m.pushAt && m.tips && m.tippedAt == 0 && m.watch.Next(m.boardDist()) {
 		m.tippedAt = n
 		return true
 	}
 	return false
+}
+
+// boardDist is the distribution of the queue lengths now (the board at
+// a refresh), in a buffer reused from one refresh to the next.
+func (m *measurement) boardDist() []float64 {
+	top := int32(0)
+	for _, q := range m.queueLen {
+		top = max(top, q)
+	}
+	if cap(m.hist) <= int(top) {
+		m.hist = make([]float64, top+1, 2*top+2)
+	}
+	m.hist = m.hist[:top+1]
+	clear(m.hist)
+	inv := 1 / float64(len(m.queueLen))
+	for _, q := range m.queueLen {
+		m.hist[q] += inv
+	}
+	return m.hist
 }
 
 // snapshotNow records the correlation between the queue lengths now and
@@ -350,9 +377,10 @@ func (m *measurement) rep(events int64, end float64) Rep {
 	q := m.tot.means()
 	r.Sojourn, r.Slowdown, r.SlowdownTail, r.Delay = q[qSojourn], q[qSlowdown], q[qSlowTail], q[qDelay]
 	r.BusyAtArrival, r.Blocking, r.RandomFraction = q[qBusy], q[qBlocking], q[qRandom]
-	r.BoardMean, r.Refreshes = m.boardSum, m.refreshes
+	r.BoardMean, r.BoardRange, r.Refreshes = m.boardSum, m.rangeSum, m.refreshes
 	if r.Refreshes > 0 {
 		r.BoardMean /= float64(r.Refreshes)
+		r.BoardRange /= float64(r.Refreshes)
 	}
 	r.Tipped, r.TippedAt = m.tippedAt > 0, m.tippedAt
 	r.Periods = max(m.periods-1, 0)

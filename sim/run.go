@@ -88,9 +88,15 @@ type Rep struct {
 	// measured arrival on (Refreshes of them; 0 when there were none).
 	BoardMean float64
 	Refreshes int
+	// BoardRange is the mean over the same refreshes of the board's range,
+	// the longest queue less the shortest (the spread of the board that
+	// "The Cliff Was a Trap Door" measured).
+	BoardRange float64
 	// Tipped (board runs, Period > 0, λ < 1): at some refresh after the
-	// start the board mean exceeded farm.TipThreshold(T, λ) =
-	// max(0.2·T, λ/(1−λ)) — the definition the theory uses too; TippedAt
+	// start (and the push) the board had tipped into the herd
+	// (farm.TipWatch: the gap between its two groups above
+	// max((1−λ)·T, 3/(1−λ)) at two refreshes in a row) — the
+	// definition the theory uses too; TippedAt
 	// is the first such refresh (1 = at time T), 0 if none. Periods is the
 	// number of refresh periods simulated after the start.
 	Tipped   bool
@@ -181,9 +187,12 @@ type Result struct {
 	Blocking, RandomFraction Estimate
 	// BoardMean is the mean board value at the refreshes (its own series,
 	// truncated and batched the same way); nil when no board was kept
-	// (Period = 0) or no refresh fell in the measured window; Correlation
-	// (across replications) when it was not recorded.
-	BoardMean, Correlation *Estimate
+	// (Period = 0) or no refresh fell in the measured window, and so is
+	// BoardRange (the mean range of the board at a refresh, longest less
+	// shortest queue: the mean of each replication's refreshes after its
+	// deleted warm-up, across the replications); Correlation (across
+	// replications) is nil when it was not recorded.
+	BoardMean, BoardRange, Correlation *Estimate
 	// Tipped counts the replications that tipped (stale-board runs).
 	Tipped int
 	// Trajectory holds, for each of Settings.SampleTimes, the mean state over
@@ -549,12 +558,20 @@ func (res *Result) analyse(ctl *steadystate.Controller, d steadystate.Decision) 
 		all[i] = est(q, jobs)
 	}
 	res.setJobEstimates(all)
-	res.BoardMean, res.Correlation = nil, nil
+	res.BoardMean, res.BoardRange, res.Correlation = nil, nil, nil
 	var boards []*steadystate.Series
+	var ranges []float64
 	for _, r := range res.Reps {
 		if r.board != nil && r.board.Count() > 0 {
 			boards = append(boards, r.board)
 		}
+		if r.Refreshes > 0 {
+			ranges = append(ranges, r.BoardRange)
+		}
+	}
+	if len(ranges) > 0 {
+		rg := estimate(ranges, c.Level)
+		res.BoardRange = &rg
 	}
 	if len(boards) > 0 {
 		b := est(steadystate.MeanOf("board_mean", 0), boards)
@@ -702,16 +719,17 @@ func (res *Result) aggregateTransient() {
 		est[i] = estimate(samples[i], c.Level)
 	}
 	res.setJobEstimates(est)
-	res.BoardMean = nil
-	var boards []float64
+	var boards, ranges []float64
 	for _, r := range res.Reps {
 		if r.Refreshes > 0 {
 			boards = append(boards, r.BoardMean)
+			ranges = append(ranges, r.BoardRange)
 		}
 	}
+	res.BoardMean, res.BoardRange = nil, nil
 	if len(boards) > 0 {
-		b := estimate(boards, c.Level)
-		res.BoardMean = &b
+		b, r := estimate(boards, c.Level), estimate(ranges, c.Level)
+		res.BoardMean, res.BoardRange = &b, &r
 	}
 	res.correlation()
 }

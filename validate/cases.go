@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/jackson"
 	"github.com/fluidlb/fluid/meanfield/bestofd"
@@ -30,6 +32,8 @@ func catalogue() []Case {
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "bistability", Source: "published bistability at T = 2·T*", Quick: true, run: bistability},
+		{Name: "trap-door", Source: "critical push b* of the refresh-period map (half-loaded start; one hot server) against simulated tipped fractions", Quick: true, run: trapDoor},
+		{Name: "mechanism", Source: "the stale board's spread (max − min)·(1 − λ) ≈ 2.1–2.8 and one refresh's response to a difference, from the map", Quick: true, run: mechanism},
 		{Name: "herd-sojourn", Source: "refresh-period map herd (0.40·T from a half-loaded start)", Quick: true, run: herdSojourn},
 		{Name: "spread-herd", Source: "refresh-period map from a spread start: a long transient near 0.6·T", Quick: true, run: spreadHerd},
 		{Name: "ps-insensitivity", Source: "M/G/1-PS: E[T] = 1/(1 − λ) for any sizes", Quick: true, run: psInsensitivity},
@@ -763,6 +767,169 @@ func spreadHerd(e *env) ([]Check, error) {
 	return out, nil
 }
 
+// The size of the trap door: the critical half-loaded backlog b*(T) of
+// the map (k = 5, λ = 0.9; staleboard.CriticalPush) against the backlog
+// at which half the simulated runs tip within 20 periods (a logistic fit
+// over five backlogs from 0.85·b* to 1.15·b*, sim/tipping.SimulatePush),
+// at T = 1,000 with 100 servers (quick), and also with 800 servers and at
+// T = 450 (full); and one hot server of 100 with 3,200 extra jobs, which
+// tips no run ("The Cliff Was a Trap Door"). Allowance: one job per
+// server, 1/T, for the simulator's whole jobs. The finite-N shift of b*
+// is within the simulated intervals here (±3% at N = 100): the push is
+// large against the board's noise (its two-group gap moves by about
+// 1/(1 − λ)/√N a period, against b* ≈ 66 at T = 1,000), so the noise
+// only blurs the transition symmetrically.
+func trapDoor(e *env) ([]Check, error) {
+	const k, load = 5, 0.9
+	type point struct {
+		T float64
+		n int
+	}
+	pts := []point{{1000, 100}}
+	if !e.quick {
+		pts = append(pts, point{1000, 800}, point{450, 100})
+	}
+	var out []Check
+	for i, pt := range pts {
+		th, err := staleboard.CriticalPush(&staleboard.PushModel{Model: staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: pt.T}, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5}}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if th.Status != outcome.Converged {
+			return nil, fmt.Errorf("critical push at T = %v: %v", pt.T, th.Status)
+		}
+		var sizes []float64
+		for _, f := range []float64{0.85, 0.93, 1, 1.07, 1.15} {
+			sizes = append(sizes, f*th.Scaled)
+		}
+		curve, err := tipping.SimulatePush(&tipping.PushModel{Model: tipping.Model{Dispatchers: k, Load: load, Servers: pt.n}, Period: pt.T, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5}},
+			&tipping.PushSettings{Sizes: sizes, Reps: e.scale(8, 6), Horizon: 20, Seed: sim.SubSeed(e.seed, uint64(i)), Run: e.run})
+		if err != nil {
+			return nil, err
+		}
+		if curve.Status == outcome.Interrupted {
+			return nil, errInterrupted
+		}
+		if curve.Status != outcome.Converged {
+			return nil, fmt.Errorf("at T = %v, N = %d: the simulated tipped fraction does not cross ½ between 0.85·b* and 1.15·b* (%v)", pt.T, pt.n, curve.Points)
+		}
+		half := 0.5 * (curve.EdgeHi - curve.EdgeLo)
+		est := sim.Estimate{Mean: curve.Edge, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(curve.Points) * curve.Points[0].Reps}
+		out = append(out, e.check(fmt.Sprintf("b*/T, half-loaded (T = %.0f)", pt.T), pt.n, th.Scaled, 1/pt.T, est))
+	}
+	hot, err := staleboard.PushOrbit(&staleboard.PushModel{Model: staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: 1000}, Push: farm.Push{Kind: farm.HotPush, Jobs: 3200}, Servers: 100}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if hot.End != staleboard.Recovered {
+		return nil, fmt.Errorf("the map tips on one hot server (3,200 jobs, N = 100, T = 1,000): %v", hot.End)
+	}
+	res, err := e.sim(&sim.Model{Servers: 100, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: 1000, Push: farm.Push{Kind: farm.HotPush, Jobs: 3200}},
+		&sim.Settings{Horizon: 20, StopAtTip: true, Reps: e.scale(8, 4)}, 50)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, e.tipCheck("one hot server, 3,200 jobs, tips (T = 1000; the map: recovers)", 100, 0, res))
+	return out, nil
+}
+
+// The mechanism as numbers (staleboard.MechanismAt) against simulation at
+// N = 100. The spread: the expected range (longest less shortest queue)
+// of 100 servers drawn from the balanced fixed point well above the edge
+// against the simulated board's mean range at its refreshes (six after
+// two periods of warm-up, 12 or 16 runs); "The Cliff Was a Trap Door" measured
+// (max − min)·(1 − λ) = 2.1–2.8 across λ = 0.7–0.95 and k = 2–5, and the
+// map gives 2.2–2.6 there. Allowance 4%: the servers of a finite farm
+// are not independent draws (they share the dispatchers' passes). The
+// response: half the servers of a balanced farm raised by d jobs at
+// refresh 10 (a push), and the difference between the two halves' mean
+// queues at refresh 11, against the map's one-refresh response; at
+// k = 5, λ = 0.9, T = 340 (above the N = 100 edge, 3.13/(1 − λ)²) the
+// difference comes back inverted and two thirds of its size, where the
+// top-up alone would make it −4·d. Allowance 0.3 jobs + 5%: the map is
+// N = ∞, and at 100 servers the raised half's passes are noisy.
+func mechanism(e *env) ([]Check, error) {
+	const n = 100
+	ks, loads := []int{2, 5}, []float64{0.7, 0.95}
+	if !e.quick {
+		ks, loads = []int{2, 3, 5}, []float64{0.7, 0.8, 0.9, 0.95}
+	}
+	var out []Check
+	i := uint64(0)
+	for _, k := range ks {
+		for _, load := range loads {
+			// 2.5 times the rule of thumb 0.9(k − 2)/(1 − λ)² for the edge,
+			// and 600 at least: far enough above it that the spread no
+			// longer depends on T.
+			T := math.Max(600, 2.5*0.9*float64(k-2)/((1-load)*(1-load)))
+			m := &staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: T}
+			fp, err := staleboard.FixedPoint(m, nil)
+			if err != nil {
+				return nil, err
+			}
+			if fp.Status != outcome.Converged {
+				return nil, fmt.Errorf("no balanced fixed point at k = %d, λ = %v, T = %v: %v", k, load, T, fp.Status)
+			}
+			mech, err := staleboard.MechanismAt(m, fp.Board, n, 1)
+			if err != nil {
+				return nil, err
+			}
+			per := int(load * n * T)
+			res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T},
+				&sim.Settings{Horizon: 8, Warmup: 2 * per, Reps: e.scale(16, 12)}, i)
+			i++
+			if err != nil {
+				return nil, err
+			}
+			scale := 1 - load
+			est := *res.BoardRange
+			est.Mean, est.CI95, est.HalfWidth = est.Mean*scale, est.CI95*scale, est.HalfWidth*scale
+			out = append(out, e.check(fmt.Sprintf("(max − min)·(1 − λ), k = %d, λ = %v", k, load), n, mech.ScaledRange, 0.04*mech.ScaledRange, est))
+		}
+	}
+	type resp struct {
+		k       int
+		load, T float64
+		d       int
+	}
+	rs := []resp{{5, 0.9, 340, 10}}
+	if !e.quick {
+		rs = append(rs, resp{3, 0.8, 100, 5})
+	}
+	for _, r := range rs {
+		m := &staleboard.Model{System: staleboard.System{K: r.k, Load: r.load}, Period: r.T}
+		fp, err := staleboard.FixedPoint(m, nil)
+		if err != nil {
+			return nil, err
+		}
+		mech, err := staleboard.MechanismAt(m, fp.Board, 0, float64(r.d))
+		if err != nil {
+			return nil, err
+		}
+		const at, reps = 10, 40
+		res, err := e.sim(&sim.Model{Servers: n, Load: r.load, Dispatchers: r.k, Policy: farm.Policy{Kind: farm.Tally}, Period: r.T, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5, Jobs: r.d, At: at}},
+			&sim.Settings{Horizon: at + 1, RecordFinal: true, Reps: e.scale(reps, 24)}, i)
+		i++
+		if err != nil {
+			return nil, err
+		}
+		var diffs []float64
+		for _, rep := range res.Reps {
+			var hi, lo float64
+			for j, q := range rep.FinalQueues {
+				if j < n/2 {
+					hi += float64(q) / (n / 2)
+				} else {
+					lo += float64(q) / (n - n/2)
+				}
+			}
+			diffs = append(diffs, hi-lo)
+		}
+		out = append(out, e.check(fmt.Sprintf("a difference of %d back after one refresh (k = %d, λ = %v, T = %v; top-up alone: %.0f)", r.d, r.k, r.load, r.T, mech.TopUp*float64(r.d)), n, mech.Back, 0.3+0.05*math.Abs(mech.Back), meanEstimate(diffs)))
+	}
+	return out, nil
+}
+
 // h2 is the balanced-means H2 law of SCV c2 (exponential at 1).
 func h2(c2 float64) farm.Sizes {
 	if c2 == 1 {
@@ -1067,6 +1234,21 @@ func stalenessCrossing(e *env) ([]Check, error) {
 	return out, nil
 }
 
+// meanEstimate is the mean of independent samples with its 95% Student t
+// half-width.
+func meanEstimate(x []float64) sim.Estimate {
+	var m, ss float64
+	for _, v := range x {
+		m += v / float64(len(x))
+	}
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	n := float64(len(x))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)/n)
+	return sim.Estimate{Mean: m, CI95: half, HalfWidth: half, Level: 0.95, Samples: len(x)}
+}
+
 // Best of two on a board refreshed every T = 100 with FCFS servers and H2
 // sizes of SCV 30 (λ = 0.9; published at N = 100: 45): the
 // periodic-update mean field (43.89) against N = 400, the gap fitted as
@@ -1228,9 +1410,9 @@ func psTrapDoor(e *env) ([]Check, error) {
 		}
 		// The theory's answer, by the simulator's definition of a tip (one
 		// definition for both): balanced when the map settles on a fixed
-		// point whose board mean is below the tipping threshold.
+		// point whose board is not herded (farm.Herded).
 		want := 1.0
-		if att.Status == outcome.FixedPoint && att.BoardMean < farm.TipThreshold(T, load) {
+		if att.Status == outcome.FixedPoint && !farm.Herded(att.Boards[0], T, load) {
 			want = 0
 		}
 		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Sizes: c.sz, Discipline: c.disc},

@@ -19,6 +19,13 @@ Commands:
 	      spread:S) and report its attractor: fixed point, cycle (the
 	      herd) or not settled, with the mean board and mean time in
 	      system.
+	trapdoor
+	      The size of the trap door above the edge: the critical push b*
+	      (the smallest disturbance of a family — a backlog on half or a
+	      fraction of the servers, a spread, one hot server — whose orbit
+	      of the refresh-period map ends in the herd) by bisection, per
+	      refresh period, with the mechanism's numbers at the balanced
+	      state (its spread, one refresh's response to a difference).
 	jiq   Join-the-idle-queue with several dispatchers: the
 	      fluid limit (blocking probability, or mean wait, P(wait > 0) and
 	      fraction sent at random), where the tokens sit, the token
@@ -47,7 +54,7 @@ Commands:
 	      stability, refined 1/N correction with --servers), or a board
 	      refreshed every --period (the period map's attractor).
 	plot  Draw a figure (package plots) to PNG, SVG or PDF: edge,
-	      bistability, jiq-blocking, jiq-trajectory, exchange, sizes, or
+	      bistability, trapdoor, jiq-blocking, jiq-trajectory, exchange, sizes, or
 	      all into a directory; --data caches the computed data as JSON.
 	      "plot table FILE --x COL [--y COL] --z COL" draws a heat map or
 	      lines from a table written by sweep merge.

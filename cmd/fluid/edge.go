@@ -245,8 +245,8 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 		}
 		se := &report.SimulatedEdge{Status: curve.Status.Name(), Reps: o.reps}
 		if curve.Status == outcome.Converged {
-			// Otherwise the fitted curve does not cross ½: no edge, and
-			// the fit's NaN must not stand for one.
+			// Otherwise the fit has no crossing or no bounded interval
+			// (its numbers NaN): the points are the evidence.
 			se.Scaled, se.CI95 = ptr(curve.Edge), &[2]float64{curve.EdgeLo, curve.EdgeHi}
 		}
 		for _, p := range curve.Points {
@@ -449,7 +449,7 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		sim, ci, pts := "", "", ""
 		if s := row.Simulated; s != nil {
 			sim = "no crossing"
-			if s.Scaled != nil {
+			if s.Status == "converged" {
 				sim, ci = fmt.Sprintf("%.4f", *s.Scaled), fmt.Sprintf("[%.4f, %.4f]", s.CI95[0], s.CI95[1])
 			}
 			var p []string

@@ -58,7 +58,7 @@ a table).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: withExample(c, err), cmd: c.CommandPath()}
 	})
-	cmds := []*cobra.Command{newEdge(), newMap(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
+	cmds := []*cobra.Command{newEdge(), newMap(), newTrapdoor(), newJIQ(), newJackson(), newSim(), newValidate(), newPlot(), newMeanfield()}
 	root.AddCommand(cmds...)
 	useListGrammar(root)
 	root.AddCommand(newSweep(cmds), newVersion(), newGlossary())

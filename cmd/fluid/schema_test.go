@@ -56,6 +56,8 @@ func TestJSONMatchesSchema(t *testing.T) {
 		{"edge", []string{"edge", "-k", "2,3"}},
 		{"edge", []string{"edge", "-k", "3", "--confirm"}},
 		{"map", []string{"map"}},
+		{"trapdoor", []string{"trapdoor", "--period", "1000"}},
+		{"trapdoor", []string{"trapdoor", "--period", "100,1000", "--push", "hot", "--rtol", "0.1"}},
 		{"map", []string{"map", "--period", "1100", "--start", "half:110", "--iterations", "30"}},
 		{"jiq", []string{"jiq", "--verify"}},
 		{"jiq", []string{"jiq", "--scenario", "queueing", "--load", "0.5"}},

@@ -31,6 +31,7 @@ type simOptions struct {
 	beta        []float64
 	exchange    float64
 	start       string
+	push        string
 	jobs        int
 	warmup      int
 	reps        int
@@ -148,7 +149,8 @@ One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.
 	f.Float64Var(&o.period, "period", 0, concept("period", "board policies; with others it only records the board"))
 	f.Float64SliceVar(&o.beta, "beta", nil, concept("beta", "JIQ policies (token allotment)"))
 	f.Float64Var(&o.exchange, "exchange", 0, concept("exchange", "JIQ policies")+" (≥ 0)")
-	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server)")
+	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server, or a multiple of T: half:0.1T)")
+	f.StringVar(&o.push, "push", "none", "a disturbance part-way through the run: backlog:F:B, half:B, spread:S or hot:X extra jobs, @n at refresh n (half:0.1T@20; part-way: with --transient)")
 	f.IntVar(&o.jobs, "jobs", 0, "observed jobs per replication: a run of fixed length (0: run until --rel-precision is reached)")
 	f.IntVar(&o.warmup, "warmup", 0, "jobs per replication deleted before any analysis, beside the warm-up found in the data (0: none)")
 	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications")
@@ -168,7 +170,8 @@ One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.
 		flagRule{flag: "discipline", field: "Discipline"}, flagRule{flag: "sizes", field: "Sizes"},
 		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "period", field: "Period"},
 		flagRule{flag: "beta", field: "Beta"}, flagRule{flag: "exchange", field: "Exchange"},
-		flagRule{flag: "start", field: "Start"}, flagRule{flag: "jobs", field: "Jobs"},
+		flagRule{flag: "start", field: "Start"}, flagRule{flag: "push", field: "Push"},
+		flagRule{flag: "jobs", field: "Jobs"},
 		flagRule{flag: "warmup", field: "Warmup"}, flagRule{flag: "reps", field: "Reps"},
 		flagRule{flag: "level", field: "Level"}, flagRule{flag: "rel-precision", field: "RelPrecision"},
 		flagRule{flag: "budget", field: "Budget", when: needs(func() bool { return o.jobs == 0 }, "a run of fixed --jobs has no budget: drop --jobs or --budget")},
@@ -242,6 +245,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if m.Start, err = farm.ParseStart(o.start); err != nil {
 		return err
 	}
+	if m.Push, err = farm.ParsePush(o.push); err != nil {
+		return err
+	}
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
@@ -312,7 +318,7 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 		Mean: soj.Mean, CI95: soj.CI95, HalfWidth: soj.HalfWidth,
 		Sojourn: estimate(res.Sojourn), Slowdown: estimatePtr(res.Slowdown), SlowdownOver10: estimate(res.SlowdownTail),
 		MeanWait: estimatePtr(res.Wait), ProbWait: estimatePtr(res.WaitProb), MeanDelay: estimate(res.Delay), BusyAtArrival: estimate(res.BusyAtArrival),
-		BoardMean: estimatePtr(res.BoardMean), Correlation: estimatePtr(res.Correlation),
+		BoardMean: estimatePtr(res.BoardMean), BoardRange: estimatePtr(res.BoardRange), Correlation: estimatePtr(res.Correlation),
 		JobsMeasured: res.Jobs, Events: int64(res.Evaluations), Seconds: seconds, EventsPerSecond: eps,
 		Warnings: res.Warnings,
 	}

@@ -146,9 +146,16 @@
 //
 // # Tipping
 //
-// A board has tipped into the herd when its mean exceeds
-// farm.TipThreshold(T, λ) = max(0.2·T, λ/(1−λ)); the simulator uses the
-// same definition (see its documentation for why these numbers).
+// A board is herded when the gap between the means of its two broad
+// groups (the split of the servers that maximises the variance between
+// them, each group a tenth of the servers at least, the top 5%
+// winsorised) exceeds max((1−λ)·T, 3/(1−λ)) (farm.Herded): the herd is
+// the state whose two groups swap at every refresh, and a gap survives
+// to the next refresh only if one period's drain, (1−λ)·T, cannot close
+// it; the balanced fixed points' own gap is 0.7–1.5/(1−λ). An orbit has
+// tipped at the second of two herded boards in a row (farm.TipWatch).
+// The simulator uses the same definition (see farm.TipGap for the
+// numbers).
 //
 // # Finite N
 //

@@ -59,8 +59,7 @@ type EdgeConfirmation struct {
 	AboveDecay float64
 	AboveOK    bool
 	// Below is 0.99·T*: iterating from the last balanced fixed point, the
-	// board tips (its mean exceeds farm.TipThreshold, the simulator's
-	// criterion too) after BelowIterations iterations, and the mean time in
+	// board tips (farm.TipWatch, the simulator's criterion too) after BelowIterations iterations, and the mean time in
 	// system there, 20 periods later, is BelowSojourn (the herd's).
 	Below           float64
 	BelowTipped     bool
@@ -392,13 +391,13 @@ func perturbationDecay(mp *Map, x []float64) (float64, int, error) {
 }
 
 // tipBelow iterates the map (at c.Below) from the last balanced fixed
-// point x until the board tips into the herd (its mean exceeds
-// farm.TipThreshold, the simulator's criterion too), within 5000 periods,
+// point x until the board tips into the herd (farm.TipWatch, the
+// simulator's criterion too), within 5000 periods,
 // and records the herd's mean time in system 20 periods later. It returns
 // the evaluations.
 func (c *EdgeConfirmation) tipBelow(mp *Map, load float64, x []float64) (int, error) {
-	thr := farm.TipThreshold(c.Below, load)
 	evals, q := 0, x
+	watch := farm.TipWatch{Period: c.Below, Load: load}
 	for it := 1; it <= 5000; it++ {
 		r, err := mp.Apply(q)
 		if err != nil {
@@ -406,7 +405,7 @@ func (c *EdgeConfirmation) tipBelow(mp *Map, load float64, x []float64) (int, er
 		}
 		evals++
 		q = r.Next
-		if r.BoardMean <= thr {
+		if !watch.Next(q) {
 			continue
 		}
 		c.BelowTipped, c.BelowIterations = true, it

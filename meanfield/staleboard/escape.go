@@ -68,11 +68,10 @@ var errNoBalanced = errors.New("staleboard: no stable balanced state")
 // Anderson acceleration, then plain iteration, first from start (for
 // instance the balanced board at a nearby period: continuation), then
 // from the empty board. A fixed point counts when the solve converges,
-// plain iteration returns to it, and its board mean is below the tipping
-// threshold.
+// plain iteration returns to it, and it is not herded (farm.Herded).
 func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 	evals := 0
-	thr := farm.TipThreshold(m.Period, m.Load)
+	tipped := func(p []float64) bool { return farm.Herded(p, m.Period, m.Load) }
 	f := &supportFunc{m: newMap(m.MapK(), m.Load, m.Period).boardOnly()}
 	for _, st := range [][]float64{start, {1}} {
 		if st == nil {
@@ -83,7 +82,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += fp.Solve.Evaluations
-		if fp.Status == outcome.Converged && fp.Map.BoardMean <= thr {
+		if fp.Status == outcome.Converged && !tipped(fp.Board) {
 			ok, n, err := fixedpoint.Attracting(f.eval, fp.Board, 8)
 			evals += n
 			if err != nil {
@@ -100,7 +99,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			return nil, evals, err
 		}
 		evals += att.Iterations
-		if att.Status == outcome.FixedPoint && att.BoardMean <= thr {
+		if att.Status == outcome.FixedPoint && !tipped(att.Boards[0]) {
 			fp, err := FixedPoint(m, &FixedPointSettings{Start: att.Boards[0]})
 			if err != nil {
 				return nil, evals, err
@@ -138,7 +137,7 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 	n := support(fp.Board, noiseSupportTol)
 	x := append([]float64(nil), fp.Board[:n]...)
 	e.Balanced, e.BalancedMean = x, Mean(x)
-	thr := farm.TipThreshold(m.Period, m.Load)
+	thr := farm.TipWatch{Period: m.Period, Load: m.Load} // copied fresh into every orbit
 
 	// Linear noise around x*: Σ (one period) and C (stationary).
 	nz, err := mp.noise(x)
@@ -209,12 +208,12 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 	return e, nil
 }
 
-// orbit runs plain iteration from p: it stops in the herd (board mean above
-// thr), on a fixed point (one-step distance below 1e-11), back home (within
+// orbit runs plain iteration from p: it stops in the herd (thr reports the
+// board tipped), on a fixed point (one-step distance below 1e-11), back home (within
 // 1e-6 of its start's distance from home, if home is not nil), or after
 // 2·escapeMaxIter periods. It returns the iterates, the one-step distances
 // and how it ended.
-func (e *Escape) orbit(mp *Map, p, home []float64, thr float64) ([][]float64, []float64, orbitEnd, error) {
+func (e *Escape) orbit(mp *Map, p, home []float64, thr farm.TipWatch) ([][]float64, []float64, orbitEnd, error) {
 	var states [][]float64
 	var steps []float64
 	d0 := 0.0
@@ -231,7 +230,7 @@ func (e *Escape) orbit(mp *Map, p, home []float64, thr float64) ([][]float64, []
 		steps = append(steps, l1(r.Next, p))
 		p = r.Next
 		switch {
-		case r.BoardMean > thr:
+		case thr.Next(r.Next):
 			return states, steps, endHerd, nil
 		case home != nil && l1(p, home) < 1e-6*d0:
 			return states, steps, endHome, nil
@@ -258,7 +257,7 @@ const (
 // mean's map below the saddle), the orbit just outside leaves it — into
 // the herd (done: that saddle is the one to cross), or up into another
 // balanced well, from which the climb goes on.
-func (e *Escape) climb(mp *Map, x, phi []float64, thr float64) error {
+func (e *Escape) climb(mp *Map, x, phi []float64, thr farm.TipWatch) error {
 	e.varNodes = [][2]float64{{e.BalancedMean, e.OnePeriodVar}}
 	cur, ycur := x, e.BalancedMean
 	var pts [][2]float64
@@ -343,7 +342,7 @@ func tilted(x, phi []float64, th float64) []float64 {
 // leaves it (into the herd, or to another fixed point), hi − lo ≤ 1e-3·hi
 // by bisection after doubling from 0.5; ok is false when no tilt up to 64
 // leaves (no escape).
-func (e *Escape) basinEdge(mp *Map, cur, phi []float64, thr float64) (lo, hi float64, ok bool, err error) {
+func (e *Escape) basinEdge(mp *Map, cur, phi []float64, thr farm.TipWatch) (lo, hi float64, ok bool, err error) {
 	leaves := func(th float64) (bool, error) {
 		states, _, end, err := e.orbit(mp, tilted(cur, phi, th), cur, thr)
 		if err != nil {

@@ -1,7 +1,7 @@
 // Package tipping measures by simulation where a finite stale-board farm
 // tips into the herd: the probability that N servers with k dispatchers,
 // each adding its own sends to a board refreshed every T, tip within H
-// refresh periods (farm.TipThreshold, the criterion the theory uses too),
+// refresh periods (farm.TipWatch, the criterion the theory uses too),
 // against T, and the finite-N edge T*(N, H) where that probability crosses
 // ½. It is an experiment run on the simulator (package sim), not a check:
 // fluid edge --simulate reports it beside the escape analysis of package

@@ -90,7 +90,7 @@ func AroundEdge(scaled float64, seed uint64, i int) *Settings {
 type Point struct {
 	Scaled, Period float64
 	// Tipped of Reps runs tipped within the horizon (see
-	// farm.TipThreshold); Fraction = Tipped/Reps with its 95% Wilson
+	// farm.TipWatch); Fraction = Tipped/Reps with its 95% Wilson
 	// score interval [Lo, Hi].
 	Reps, Tipped     int
 	Fraction, Lo, Hi float64

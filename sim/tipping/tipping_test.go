@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/outcome"
 )
 
@@ -80,5 +81,27 @@ func TestTipCurveShallow(t *testing.T) {
 	c.fit()
 	if c.Status != outcome.Converged || c.Edge < 3.45 || c.Edge > 3.58 || !(c.EdgeLo < c.Edge && c.Edge < c.EdgeHi) || c.EdgeHi-c.EdgeLo > 0.3 {
 		t.Errorf("shallow curve: %v edge %v [%v, %v]", c.Status, c.Edge, c.EdgeLo, c.EdgeHi)
+	}
+}
+
+// SimulatePush: the tipped fraction rises with the push, and the fit of
+// the mirrored curve crosses ½ inside the sizes simulated. k = 5,
+// λ = 0.9, T = 1,000, 30 servers: a backlog of 0.02·T on half the
+// servers recovers and 0.2·T tips (the map's b* is 0.066·T; a small farm
+// blurs it), so the crossing lies between.
+func TestSimulatePush(t *testing.T) {
+	c, err := SimulatePush(&PushModel{Model: Model{Dispatchers: 5, Load: 0.9, Servers: 30}, Period: 1000, Push: farm.Push{Kind: farm.Backlog, Fraction: 0.5}},
+		&PushSettings{Sizes: []float64{0.2, 0.02, 0.066}, Reps: 6, Horizon: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != 3 || c.Points[0].Scaled != 0.02 || c.Points[0].Tipped != 0 || c.Points[2].Tipped != 6 {
+		t.Fatalf("points %+v", c.Points)
+	}
+	if c.Status != outcome.Converged || !(c.Edge > 0.02 && c.Edge < 0.2) || !(c.EdgeLo <= c.Edge && c.Edge <= c.EdgeHi) || !(c.B > 0) {
+		t.Errorf("%v: edge %v in [%v, %v], slope %v", c.Status, c.Edge, c.EdgeLo, c.EdgeHi, c.B)
+	}
+	if _, err := SimulatePush(&PushModel{Model: Model{Dispatchers: 5, Load: 0.9, Servers: 30}, Period: 1000}, &PushSettings{Sizes: []float64{0.1}}); err == nil {
+		t.Error("no push: no error")
 	}
 }
