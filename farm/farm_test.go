@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -16,16 +18,22 @@ import (
 // size-spread write-up states.
 func TestH2Params(t *testing.T) {
 	for _, c2 := range []float64{1 + 1e-9, 1.5, 4, 10, 30, 1e3, 1e6, 1e10, 1e12, 1e14, 1e16, 1e50, 1e300} {
-		p, g, s := H2Params(c2)
-		mean := p*g + (1-p)*s
-		scv := 2*(p*g*g+(1-p)*s*s)/(mean*mean) - 1
-		if !(p > 0) || math.Abs(mean-1) > 1e-12 || math.Abs(p*g-0.5) > 1e-12 || math.Abs(scv/c2-1) > 1e-9 {
-			t.Errorf("c²=%v: p %v, mean %v, giant work %v, SCV %v", c2, p, mean, p*g, scv)
-		}
+		t.Run(fmt.Sprintf("c²=%v", c2), func(t *testing.T) {
+			p, g, s := H2Params(c2)
+			mean := p*g + (1-p)*s
+			scv := 2*(p*g*g+(1-p)*s*s)/(mean*mean) - 1
+			approx.Within(t, "p", p, math.SmallestNonzeroFloat64, 1)
+			// Mean and giant work are sums of two terms: rounding only.
+			approx.Check(t, "mean", mean, 1, 1e-12, 0)
+			approx.Check(t, "giant work", p*g, 0.5, 1e-12, 0)
+			approx.Check(t, "SCV", scv, c2, 0, 1e-9)
+		})
 	}
-	if p, g, _ := H2Params(30); math.Abs(1/p-61) > 0.5 || math.Abs(g-30.5) > 0.1 {
-		t.Errorf("c²=30: 1 in %.1f, giant mean %.2f", 1/p, g)
-	}
+	// The write-up's "one in 61" and "mean ≈ 30.5" are rounded: half a
+	// unit and a tenth.
+	p, g, _ := H2Params(30)
+	approx.Check(t, "c²=30: one job in", 1/p, 61, 0.5, 0)
+	approx.Check(t, "c²=30: giant mean", g, 30.5, 0.1, 0)
 }
 
 // Every word parses to a value whose String is the same word, and every
@@ -56,17 +64,21 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, s := range c.good {
-			v, err := c.parse(s)
-			if err != nil || v.String() != s {
-				t.Errorf("%s %q: %v, %v", c.field, s, v, err)
-			}
+			t.Run(c.field+" "+strconv.Quote(s), func(t *testing.T) {
+				v, err := c.parse(s)
+				if err != nil || v.String() != s {
+					t.Errorf("%v, %v", v, err)
+				}
+			})
 		}
 		for _, s := range c.bad {
-			_, err := c.parse(s)
-			var pe *param.Error
-			if !errors.As(err, &pe) || pe.Param != c.field {
-				t.Errorf("%s %q: %v, want an error naming %s", c.field, s, err, c.field)
-			}
+			t.Run(c.field+" refuses "+strconv.Quote(s), func(t *testing.T) {
+				_, err := c.parse(s)
+				var pe *param.Error
+				if !errors.As(err, &pe) || pe.Param != c.field {
+					t.Errorf("%v, want an error naming %s", err, c.field)
+				}
+			})
 		}
 	}
 }
@@ -75,10 +87,12 @@ func TestParseRoundTrip(t *testing.T) {
 // balanced:0 and half:0 are the empty start, and numbers are decimal.
 func TestStartWords(t *testing.T) {
 	for _, s := range []string{"empty", "balanced", "balanced:0", "half:0", "EMPTY"} {
-		st, err := ParseStart(s)
-		if err != nil || st != (Start{}) || !st.IsEmpty() {
-			t.Errorf("%q: %+v, %v; want the empty start", s, st, err)
-		}
+		t.Run(s, func(t *testing.T) {
+			st, err := ParseStart(s)
+			if err != nil || st != (Start{}) || !st.IsEmpty() {
+				t.Errorf("%+v, %v; want the empty start", st, err)
+			}
+		})
 	}
 	if st, err := ParseStart("half:010"); err != nil || st.Jobs != 10 {
 		t.Errorf("half:010 = %+v, %v; want 10 jobs (decimal)", st, err)

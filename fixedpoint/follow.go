@@ -153,6 +153,55 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	if !(set.Lo > 0 && set.Hi > set.Lo) {
 		return nil, fmt.Errorf("fixedpoint: search range [%v, %v] must satisfy 0 < Lo < Hi", set.Lo, set.Hi)
 	}
+	fl := newFollower(fam, &set)
+	start := time.Now()
+	defer func() { fl.end.Elapsed = time.Since(start) }()
+
+	hi := set.Hi
+	xhi, ok, err := fl.solve(hi, set.X0, true)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("fixedpoint: no accepted fixed point at the top of the range, θ = %v", hi)
+	}
+	hi, lo, xhi, err := fl.descend(hi, xhi)
+	if err != nil {
+		return nil, err
+	}
+	end := fl.end
+	if math.IsNaN(lo) {
+		end.Mechanism, end.Hi, end.Lo, end.X, end.Status = NoEnd, hi, set.Lo, xhi, outcome.NoEdge
+		return end, finish(fam, end, &set)
+	}
+	end.Status = outcome.EdgeFound
+	end.Hi, end.Lo, end.X = hi, lo, xhi
+	if err := finish(fam, end, &set); err != nil {
+		return nil, err
+	}
+	if end.Mechanism, err = fl.classify(hi, lo); err != nil {
+		return nil, err
+	}
+	return end, nil
+}
+
+// follower is the state of one FollowEnd: the family, the settings with
+// their defaults, and the End being filled in.
+type follower struct {
+	fam *Family
+	set *EndSettings
+	end *End
+	// solveSet is the solve of a continuation step. A solve whose failure
+	// would end the search ("careful") runs patiently: a longer
+	// stagnation window, a longer dynamic test, and the extra attempts of
+	// solve, so that a fixed point that converges slowly (a leading
+	// eigenvalue near 1), or a coexisting branch, is not mistaken for a
+	// missing one. picardSet is plain iteration.
+	solveSet, patientSet, picardSet Settings
+}
+
+// newFollower fills in set's defaults and the solve settings.
+func newFollower(fam *Family, set *EndSettings) *follower {
 	if set.Step == 0 {
 		set.Step = 1.25
 	}
@@ -165,124 +214,129 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	if set.StableIters == 0 {
 		set.StableIters = 8
 	}
-	solveSet := Settings{Method: Anderson, Tol: 1e-10, MaxIter: 1000, Simplex: true, Stagnation: 20}
+	fl := &follower{fam: fam, set: set, end: &End{Collision: math.NaN()}}
+	fl.solveSet = Settings{Method: Anderson, Tol: 1e-10, MaxIter: 1000, Simplex: true, Stagnation: 20}
 	if set.Solve != nil {
-		solveSet = *set.Solve
+		fl.solveSet = *set.Solve
 	}
-	start := time.Now()
-	end := &End{Collision: math.NaN()}
-	defer func() { end.Elapsed = time.Since(start) }()
+	fl.patientSet = fl.solveSet
+	fl.patientSet.Stagnation = max(50, 2*fl.solveSet.Stagnation)
+	fl.patientSet.MaxIter = max(2000, fl.solveSet.MaxIter)
+	fl.picardSet = Settings{Method: Picard, Tol: fl.solveSet.Tol, MaxIter: 1000, Stagnation: 100}
+	return fl
+}
 
-	// A solve whose failure would end the search ("careful") runs
-	// patiently: a longer stagnation window, a longer dynamic test, and the
-	// extra attempts below, so that a fixed point that converges slowly (a
-	// leading eigenvalue near 1), or a coexisting branch, is not mistaken
-	// for a missing one.
-	patientSet := solveSet
-	patientSet.Stagnation = max(50, 2*solveSet.Stagnation)
-	patientSet.MaxIter = max(2000, solveSet.MaxIter)
+// attempt is one way solve tries to find the fixed point at θ: a start,
+// the solver's settings, and the iterations before the Same test applies.
+type attempt struct {
+	x0     []float64
+	set    *Settings
+	warmup int
+}
 
-	// solve tries, in order: continuation from prev by Anderson; and, when
-	// careful, plain iteration from prev (where do the dynamics go from the
-	// last followed state: a hop to a coexisting branch, or away?) and
-	// plain iteration from a fresh start (Anderson extrapolates across the
-	// borders of a piecewise-smooth map and can stall far from a fixed
-	// point that plain iteration reaches). An attempt is cut short once its
-	// iterate leaves the followed family (Same), from its first iteration
-	// for starts at prev, after a warm-up of 30 for a fresh start.
-	type attempt struct {
-		x0     []float64
-		set    *Settings
-		warmup int
+// solve tries, in order: continuation from prev by Anderson; and, when
+// careful, plain iteration from prev (where do the dynamics go from the
+// last followed state: a hop to a coexisting branch, or away?) and plain
+// iteration from a fresh start (Anderson extrapolates across the borders
+// of a piecewise-smooth map and can stall far from a fixed point that
+// plain iteration reaches). A failed continuation is followed by plain
+// iteration from a fresh start even when not careful: landing on a
+// coexisting branch straight away is cheaper than bisecting toward the end
+// of the branch being followed. It returns the first stable accepted fixed
+// point, recording a Sample for every attempt.
+func (fl *follower) solve(theta float64, prev []float64, careful bool) ([]float64, bool, error) {
+	f, err := fl.fam.Map(theta)
+	if err != nil {
+		return nil, false, err
 	}
-	picardSet := Settings{Method: Picard, Tol: solveSet.Tol, MaxIter: 1000, Stagnation: 100}
-	solve := func(theta float64, prev []float64, careful bool) ([]float64, bool, error) {
-		f, err := fam.Map(theta)
+	var attempts []attempt
+	if prev != nil {
+		if careful {
+			attempts = append(attempts, attempt{prev, &fl.patientSet, 0}, attempt{prev, &fl.picardSet, 0})
+		} else {
+			attempts = append(attempts, attempt{prev, &fl.solveSet, 0})
+		}
+	}
+	attempts = append(attempts, attempt{fl.fam.Start(theta), &fl.picardSet, 30})
+	if prev == nil {
+		attempts = append(attempts, attempt{fl.fam.Start(theta), &fl.patientSet, 30})
+	}
+	for _, at := range attempts {
+		x, ok, err := fl.try(f, theta, prev, at, careful)
+		if err != nil || ok {
+			return x, ok, err
+		}
+	}
+	return nil, false, nil
+}
+
+// try runs one attempt at θ and records its Sample. The attempt is cut
+// short once its iterate leaves the followed family (Same), from its
+// first iteration for starts at prev, after the warm-up for a fresh
+// start; a converged fixed point must be accepted, continue prev, and
+// pass the dynamic stability test (four times longer when careful).
+func (fl *follower) try(f Func, theta float64, prev []float64, at attempt, careful bool) ([]float64, bool, error) {
+	fam, set, end := fl.fam, fl.set, fl.end
+	g := f
+	if fam.Same != nil && prev != nil {
+		calls := 0
+		g = func(dst, x []float64) error {
+			calls++
+			if calls > at.warmup && !fam.Same(prev, x) {
+				return ErrDomain
+			}
+			return f(dst, x)
+		}
+	}
+	r, err := Solve(g, at.x0, at.set)
+	if err != nil {
+		return nil, false, err
+	}
+	end.Evaluations += r.Evaluations
+	ok := r.Status == outcome.Converged && (fam.Accept == nil || fam.Accept(theta, r.X)) &&
+		(prev == nil || fam.Same == nil || fam.Same(prev, r.X))
+	if ok && set.StableIters > 0 {
+		iters := set.StableIters
+		if careful {
+			iters *= 4
+		}
+		att, evals, err := Attracting(f, r.X, iters)
 		if err != nil {
 			return nil, false, err
 		}
-		// A failed continuation is followed by plain iteration from a fresh
-		// start even when not careful: landing on a coexisting branch
-		// straight away is cheaper than bisecting toward the end of the
-		// branch being followed.
-		var attempts []attempt
-		if prev != nil {
-			if careful {
-				attempts = append(attempts, attempt{prev, &patientSet, 0}, attempt{prev, &picardSet, 0})
-			} else {
-				attempts = append(attempts, attempt{prev, &solveSet, 0})
-			}
-		}
-		attempts = append(attempts, attempt{fam.Start(theta), &picardSet, 30})
-		if prev == nil {
-			attempts = append(attempts, attempt{fam.Start(theta), &patientSet, 30})
-		}
-		for _, at := range attempts {
-			g := f
-			if fam.Same != nil && prev != nil {
-				calls := 0
-				g = func(dst, x []float64) error {
-					calls++
-					if calls > at.warmup && !fam.Same(prev, x) {
-						return ErrDomain
-					}
-					return f(dst, x)
-				}
-			}
-			r, err := Solve(g, at.x0, at.set)
-			if err != nil {
-				return nil, false, err
-			}
-			end.Evaluations += r.Evaluations
-			ok := r.Status == outcome.Converged && (fam.Accept == nil || fam.Accept(theta, r.X)) &&
-				(prev == nil || fam.Same == nil || fam.Same(prev, r.X))
-			if ok && set.StableIters > 0 {
-				iters := set.StableIters
-				if careful {
-					iters *= 4
-				}
-				att, evals, err := Attracting(f, r.X, iters)
-				if err != nil {
-					return nil, false, err
-				}
-				end.Evaluations += evals
-				ok = att
-			}
-			smp := Sample{Theta: theta, OK: ok, Residual: r.Residual, Evals: r.Evaluations}
-			if ok {
-				smp.X = r.X
-				if fam.Border != nil {
-					smp.Piece, smp.Border = fam.Border(theta, r.X)
-				}
-			}
-			end.Samples = append(end.Samples, smp)
-			if set.Progress != nil {
-				set.Progress(int64(len(end.Samples)), 0, "")
-			}
-			if ok {
-				return r.X, true, nil
-			}
-		}
-		return nil, false, nil
+		end.Evaluations += evals
+		ok = att
 	}
+	smp := Sample{Theta: theta, OK: ok, Residual: r.Residual, Evals: r.Evaluations}
+	if ok {
+		smp.X = r.X
+		if fam.Border != nil {
+			smp.Piece, smp.Border = fam.Border(theta, r.X)
+		}
+	}
+	end.Samples = append(end.Samples, smp)
+	if set.Progress != nil {
+		set.Progress(int64(len(end.Samples)), 0, "")
+	}
+	if ok {
+		return r.X, true, nil
+	}
+	return nil, false, nil
+}
 
-	hi := set.Hi
-	xhi, ok, err := solve(hi, set.X0, true)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("fixedpoint: no accepted fixed point at the top of the range, θ = %v", hi)
-	}
-	// Continuation downward. Every solve continues from the fixed point
-	// at hi, the lowest θ followed so far. Without a failure below hi the
-	// step grows by half after each success (up to Step); after one, the
-	// trial points bisect between hi and the highest failure, or approach
-	// the collision the border distance predicts. A failure ends the
-	// search only once it has been solved from a fixed point within RelTol
-	// above it: a failure far below the last success may only mean the
-	// jump was too long, so it is re-solved from closer when the bracket
-	// has narrowed to it.
+// descend continues the fixed point xhi at hi downward and returns the
+// final bracket: hi, the lowest θ followed, with its fixed point, and lo,
+// the highest failure below it (NaN when the fixed point was followed to
+// the floor). Every solve continues from the fixed point at hi. Without a
+// failure below hi the step grows by half after each success (up to
+// Step); after one, the trial points bisect between hi and the highest
+// failure, or approach the collision the border distance predicts. A
+// failure ends the search only once it has been solved from a fixed point
+// within RelTol above it: a failure far below the last success may only
+// mean the jump was too long, so it is re-solved from closer when the
+// bracket has narrowed to it.
+func (fl *follower) descend(hi float64, xhi []float64) (float64, float64, []float64, error) {
+	set := fl.set
 	maxStep := hi * (1 - 1/set.Step)
 	step := maxStep
 	lo := math.NaN() // highest failure below hi
@@ -291,43 +345,21 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 	// halves at least every few rounds, so a few hundred rounds are far
 	// more than any honest search needs.
 	const maxRounds = 1000
-	rounds := 0
-	for {
+	for rounds := 1; ; rounds++ {
 		minStep := set.RelTol * hi
-		var t float64
-		switch {
-		case math.IsNaN(lo):
-			t = hi - step
-		case hi-lo <= minStep && !loFar:
-			// A failure solved from within RelTol: the end.
-			goto done
-		case hi-lo <= minStep:
-			t = lo // re-solve the failure from the adjacent fixed point
-		default:
-			t = 0.5 * (hi + lo)
+		t, stop := fl.trial(hi, lo, loFar, step, minStep)
+		if stop {
+			return hi, lo, xhi, nil
 		}
-		if tc := predictCollision(end.Samples, hi); !math.IsNaN(tc) && tc < hi && tc > t && (math.IsNaN(lo) || tc > lo) {
-			if gap := hi - tc; gap > minStep {
-				t = tc + 0.2*gap
-			} else {
-				t = math.Max(tc-0.5*minStep, hi-minStep)
-			}
-		}
-		if !math.IsNaN(lo) && t < lo {
-			// Never below the highest failure: a failure there would
-			// change nothing.
-			t = lo
-		}
-		t = math.Max(t, set.Lo)
-		if rounds++; rounds > maxRounds {
-			return nil, fmt.Errorf("fixedpoint: FollowEnd made no progress after %d solves (bracket [%v, %v])", maxRounds, lo, hi)
+		if rounds > maxRounds {
+			return 0, 0, nil, fmt.Errorf("fixedpoint: FollowEnd made no progress after %d solves (bracket [%v, %v])", maxRounds, lo, hi)
 		}
 		// A fresh start (a hop to a coexisting branch) is tried only where
 		// a failure would count. The slack absorbs rounding in hi − t.
 		careful := hi-t <= minStep*(1+1e-9)
-		x, ok, err := solve(t, xhi, careful)
+		x, ok, err := fl.solve(t, xhi, careful)
 		if err != nil {
-			return nil, err
+			return 0, 0, nil, err
 		}
 		if ok {
 			// Grow the step, but never below a few tolerances: a success at
@@ -338,7 +370,7 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 				lo = math.NaN()
 			}
 			if hi <= set.Lo {
-				break
+				return hi, lo, xhi, nil
 			}
 			continue
 		}
@@ -351,43 +383,64 @@ func FollowEnd(fam *Family, s *EndSettings) (*End, error) {
 			lo, loFar = t, true
 		}
 	}
-done:
-	if math.IsNaN(lo) {
-		end.Mechanism, end.Hi, end.Lo, end.X, end.Status = NoEnd, hi, set.Lo, xhi, outcome.NoEdge
-		return end, finish(fam, end, &set)
+}
+
+// trial returns the next θ to solve at, or stop once the bracket [lo, hi]
+// has narrowed to minStep around a failure solved from within it.
+func (fl *follower) trial(hi, lo float64, loFar bool, step, minStep float64) (t float64, stop bool) {
+	switch {
+	case math.IsNaN(lo):
+		t = hi - step
+	case hi-lo <= minStep && !loFar:
+		// A failure solved from within RelTol: the end.
+		return 0, true
+	case hi-lo <= minStep:
+		t = lo // re-solve the failure from the adjacent fixed point
+	default:
+		t = 0.5 * (hi + lo)
 	}
-	end.Status = outcome.EdgeFound
-	end.Hi, end.Lo, end.X = hi, lo, xhi
-	if err := finish(fam, end, &set); err != nil {
-		return nil, err
+	if tc := predictCollision(fl.end.Samples, hi); !math.IsNaN(tc) && tc < hi && tc > t && (math.IsNaN(lo) || tc > lo) {
+		if gap := hi - tc; gap > minStep {
+			t = tc + 0.2*gap
+		} else {
+			t = math.Max(tc-0.5*minStep, hi-minStep)
+		}
 	}
-	// Classify the end: a border collision leaves the radius below 1 and
-	// the border distance running into zero; an eigenvalue crossing drives
-	// the radius to 1.
+	if !math.IsNaN(lo) && t < lo {
+		// Never below the highest failure: a failure there would
+		// change nothing.
+		t = lo
+	}
+	return math.Max(t, fl.set.Lo), false
+}
+
+// classify says how the followed fixed point ended at the bracket
+// [lo, hi]: a border collision leaves the radius below 1 and the border
+// distance running into zero; an eigenvalue crossing drives the radius
+// to 1.
+func (fl *follower) classify(hi, lo float64) (Mechanism, error) {
+	end, set := fl.end, fl.set
 	switch {
 	case end.Spectrum != nil && end.Spectrum.Radius >= 1-set.UnitTol:
-		end.Mechanism = EigenvalueCrossing
-	case fam.Border != nil && borderEnds(end, hi, lo):
-		end.Mechanism = BorderCollision
-	default:
-		cross, err := radiusReachesOne(fam, end, &set, &solveSet)
-		if err != nil {
-			return nil, err
-		}
-		if cross {
-			end.Mechanism = EigenvalueCrossing
-		} else {
-			end.Mechanism = Undetermined
-		}
+		return EigenvalueCrossing, nil
+	case fl.fam.Border != nil && borderEnds(end, hi, lo):
+		return BorderCollision, nil
 	}
-	return end, nil
+	cross, err := radiusReachesOne(fl.fam, end, set)
+	if err != nil {
+		return NoEnd, err
+	}
+	if cross {
+		return EigenvalueCrossing, nil
+	}
+	return Undetermined, nil
 }
 
 // radiusReachesOne computes the spectral radius at a second fixed point
 // above the end (the followed one nearest hi + 20 widths) and reports
 // whether 1 − r, extrapolated linearly or in its square, reaches zero
 // within the bracket widened by four widths.
-func radiusReachesOne(fam *Family, end *End, set *EndSettings, _ *Settings) (bool, error) {
+func radiusReachesOne(fam *Family, end *End, set *EndSettings) (bool, error) {
 	w := end.Hi - end.Lo
 	target := end.Hi + 20*w
 	var pick *Sample

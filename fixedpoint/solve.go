@@ -54,85 +54,28 @@ func Solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 
 // solve is Solve with the settings' defaults filled in.
 func solve(f Func, x0 []float64, s *Settings) (*Result, error) {
-	set, err := *s, error(nil)
-	n := len(x0)
-	x := append([]float64(nil), x0...)
-	var total float64
-	for _, v := range x {
-		total += v
-	}
-	fx := make([]float64, n)
-	res := &Result{X: x}
-	eval := func(dst, at []float64) error {
-		res.Evaluations++
-		return f(dst, at)
-	}
-	if err := eval(fx, x); err != nil {
+	it := newIteration(f, x0, s)
+	res := it.res
+	if err := it.eval(it.fx, it.x); err != nil {
 		if errors.Is(err, ErrDomain) {
 			res.Status, res.Residual = outcome.OutOfDomain, math.Inf(1)
 			return res, nil
 		}
 		return nil, err
 	}
-	r := make([]float64, n) // Φ(x) − x
-	residual := func() float64 {
-		for i := range r {
-			r[i] = fx[i] - x[i]
-		}
-		return norm1(r)
-	}
-	best := math.Inf(1)
-	cur := residual()
-	record := func() {
-		res.Residual = cur
-		res.History = append(res.History, cur)
-		if set.Recorder != nil {
-			set.Recorder(res.Iterations, x, cur)
-		}
-	}
-	done := func() bool {
-		switch {
-		case !param.AllFinite(fx) || math.IsNaN(cur):
-			res.Status = outcome.NonFinite
-		case cur <= set.Tol:
-			res.Status = outcome.Converged
-		case cur > set.DivergeFactor*best:
-			res.Status = outcome.Diverged
-		case res.Iterations >= set.MaxIter:
-			res.Status = outcome.IterationLimit
-		case set.Stagnation > 0 && stagnated(res.History, set.Stagnation):
-			res.Status = outcome.Stalled
-		default:
-			best = math.Min(best, cur)
-			return false
-		}
-		return true
-	}
-	res.Residual = cur
-	if done() {
+	it.cur = it.residual()
+	res.Residual = it.cur
+	if it.done() {
 		return res, nil
 	}
-	switch set.Method {
+	var err error
+	switch it.set.Method {
 	case Anderson:
-		err = anderson(&set, eval, x, fx, r, total, &cur, residual, record, done, res)
+		err = it.anderson()
 	case Newton:
-		err = newton(&set, eval, x, fx, r, total, &cur, residual, record, done, res)
+		err = it.newton()
 	default:
-		for {
-			th := set.Damping
-			for i := range x {
-				x[i] = (1-th)*x[i] + th*fx[i]
-			}
-			if err = eval(fx, x); err != nil {
-				break
-			}
-			res.Iterations++
-			cur = residual()
-			record()
-			if done() {
-				break
-			}
-		}
+		err = it.picard()
 	}
 	if errors.Is(err, ErrDomain) {
 		res.Status = outcome.OutOfDomain
@@ -142,6 +85,93 @@ func solve(f Func, x0 []float64, s *Settings) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// iteration is the state of one solve: the iterate x, Φ(x) in fx and the
+// residual Φ(x) − x in r, its norm cur and the best norm before it.
+type iteration struct {
+	set       Settings
+	f         Func
+	x, fx, r  []float64
+	total     float64 // Σ x₀, which the simplex projection keeps
+	cur, best float64
+	res       *Result
+}
+
+func newIteration(f Func, x0 []float64, s *Settings) *iteration {
+	n := len(x0)
+	x := append([]float64(nil), x0...)
+	var total float64
+	for _, v := range x {
+		total += v
+	}
+	return &iteration{set: *s, f: f, x: x, fx: make([]float64, n), r: make([]float64, n),
+		total: total, best: math.Inf(1), res: &Result{X: x}}
+}
+
+// eval evaluates Φ, counting the evaluation.
+func (it *iteration) eval(dst, at []float64) error {
+	it.res.Evaluations++
+	return it.f(dst, at)
+}
+
+// residual sets r = Φ(x) − x and returns its norm.
+func (it *iteration) residual() float64 {
+	for i := range it.r {
+		it.r[i] = it.fx[i] - it.x[i]
+	}
+	return norm1(it.r)
+}
+
+// record adds the current residual to the history.
+func (it *iteration) record() {
+	res := it.res
+	res.Residual = it.cur
+	res.History = append(res.History, it.cur)
+	if it.set.Recorder != nil {
+		it.set.Recorder(res.Iterations, it.x, it.cur)
+	}
+}
+
+// done sets the Status and reports true once the iteration ends.
+func (it *iteration) done() bool {
+	res, set, cur := it.res, &it.set, it.cur
+	switch {
+	case !param.AllFinite(it.fx) || math.IsNaN(cur):
+		res.Status = outcome.NonFinite
+	case cur <= set.Tol:
+		res.Status = outcome.Converged
+	case cur > set.DivergeFactor*it.best:
+		res.Status = outcome.Diverged
+	case res.Iterations >= set.MaxIter:
+		res.Status = outcome.IterationLimit
+	case set.Stagnation > 0 && stagnated(res.History, set.Stagnation):
+		res.Status = outcome.Stalled
+	default:
+		it.best = math.Min(it.best, cur)
+		return false
+	}
+	return true
+}
+
+// picard runs damped plain iteration x ← (1 − θ)x + θΦ(x).
+func (it *iteration) picard() error {
+	x, fx := it.x, it.fx
+	for {
+		th := it.set.Damping
+		for i := range x {
+			x[i] = (1-th)*x[i] + th*fx[i]
+		}
+		if err := it.eval(fx, x); err != nil {
+			return err
+		}
+		it.res.Iterations++
+		it.cur = it.residual()
+		it.record()
+		if it.done() {
+			return nil
+		}
+	}
 }
 
 // stagnated reports whether the best residual of the last w iterations is
@@ -163,7 +193,8 @@ func stagnated(h []float64, w int) bool {
 
 // anderson runs Anderson acceleration (type II) with restarts when the
 // least-squares problem degenerates or the residual jumps.
-func anderson(set *Settings, eval func(dst, at []float64) error, x, fx, r []float64, total float64, cur *float64, residual func() float64, record func(), done func() bool, res *Result) error {
+func (it *iteration) anderson() error {
+	set, x, fx, r, res := &it.set, it.x, it.fx, it.r, it.res
 	n := len(x)
 	m := set.Memory
 	var dF, dG [][]float64 // differences of residuals and of Φ values
@@ -193,20 +224,20 @@ func anderson(set *Settings, eval func(dst, at []float64) error, x, fx, r []floa
 			}
 		}
 		if set.Simplex {
-			project(xn, total)
+			project(xn, it.total)
 		}
 		copy(x, xn)
-		if err := eval(fx, x); err != nil {
+		if err := it.eval(fx, x); err != nil {
 			return err
 		}
 		res.Iterations++
-		old := *cur
-		*cur = residual()
-		record()
-		if done() {
+		old := it.cur
+		it.cur = it.residual()
+		it.record()
+		if it.done() {
 			return nil
 		}
-		if *cur > 10*old {
+		if it.cur > 10*old {
 			// The extrapolation misled: restart from plain iteration.
 			dF, dG = dF[:0], dG[:0]
 		} else {
@@ -228,12 +259,13 @@ func anderson(set *Settings, eval func(dst, at []float64) error, x, fx, r []floa
 }
 
 // newton runs Newton's method on x − Φ(x) = 0 in the zero-sum subspace.
-func newton(set *Settings, eval func(dst, at []float64) error, x, fx, r []float64, total float64, cur *float64, residual func() float64, record func(), done func() bool, res *Result) error {
+func (it *iteration) newton() error {
+	set, x, fx, r, res := &it.set, it.x, it.fx, it.r, it.res
 	n := len(x)
 	trial := make([]float64, n)
 	ftrial := make([]float64, n)
 	for {
-		jac, ref, err := zeroSumJacobian(eval, x, fx, set.FDStep)
+		jac, ref, err := zeroSumJacobian(it.eval, x, fx, set.FDStep)
 		if err != nil {
 			return err
 		}
@@ -269,16 +301,16 @@ func newton(set *Settings, eval func(dst, at []float64) error, x, fx, r []float6
 				trial[i] = x[i] + lambda*step[i]
 			}
 			if set.Simplex {
-				project(trial, total)
+				project(trial, it.total)
 			}
-			if err := eval(ftrial, trial); err != nil {
+			if err := it.eval(ftrial, trial); err != nil {
 				return err
 			}
 			var rt float64
 			for i := range trial {
 				rt += math.Abs(ftrial[i] - trial[i])
 			}
-			if rt < *cur {
+			if rt < it.cur {
 				copy(x, trial)
 				copy(fx, ftrial)
 				improved = true
@@ -288,14 +320,14 @@ func newton(set *Settings, eval func(dst, at []float64) error, x, fx, r []float6
 		}
 		res.Iterations++
 		if !improved {
-			*cur = residual()
-			record()
+			it.cur = it.residual()
+			it.record()
 			res.Status = outcome.Stalled
 			return nil
 		}
-		*cur = residual()
-		record()
-		if done() {
+		it.cur = it.residual()
+		it.record()
+		if it.done() {
 			return nil
 		}
 	}

@@ -253,46 +253,13 @@ func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *
 	normalize(v0)
 	V := [][]float64{v0}
 	H := mat.NewDense(m+1, m, nil)
-	xp := make([]float64, len(x))
-	xm := make([]float64, len(x))
-	fp := make([]float64, len(x))
-	fm := make([]float64, len(x))
-	u := make([]float64, n)
+	op := &weightedOp{f: f, x: x, fx: fx, supp: supp, sq: sq, step: set.Step, sp: sp,
+		xp: make([]float64, len(x)), xm: make([]float64, len(x)), fp: make([]float64, len(x)), fm: make([]float64, len(x)), u: make([]float64, n)}
 	k := 0
 	for ; k < m; k++ {
-		v := V[k]
-		h := set.Step
-		for i := range u {
-			u[i] = sq[i] * v[i]
-			if u[i] < 0 || (u[i] > 0 && fx == nil) {
-				h = math.Min(h, 0.5*x[supp[i]]/math.Abs(u[i]))
-			}
-		}
-		copy(xp, x)
-		for i, c := range supp {
-			xp[c] += h * u[i]
-		}
-		if err := f(fp, xp); err != nil {
+		w, err := op.apply(V[k])
+		if err != nil {
 			return nil, err
-		}
-		sp.Evaluations++
-		w := make([]float64, n)
-		if fx != nil {
-			for i, c := range supp {
-				w[i] = (fp[c] - fx[c]) / h / sq[i]
-			}
-		} else {
-			copy(xm, x)
-			for i, c := range supp {
-				xm[c] -= h * u[i]
-			}
-			if err := f(fm, xm); err != nil {
-				return nil, err
-			}
-			sp.Evaluations++
-			for i, c := range supp {
-				w[i] = (fp[c] - fm[c]) / (2 * h) / sq[i]
-			}
 		}
 		orth(w)
 		for j := 0; j <= k; j++ {
@@ -319,6 +286,58 @@ func arnoldiSpectrum(f Func, x []float64, supp []int, set SpectrumSettings, sp *
 		return nil, errors.New("fixedpoint: Hessenberg eigenvalue decomposition failed")
 	}
 	return eig.Values(nil), nil
+}
+
+// weightedOp applies A = D^{−1/2}·J·D^{1/2} on the support by
+// differences (see arnoldiSpectrum), counting evaluations in sp.
+type weightedOp struct {
+	f              Func
+	x, fx          []float64 // the point and Φ(x) (nil: central differences)
+	supp           []int
+	sq             []float64 // √x on the support
+	step           float64
+	sp             *Spectrum
+	xp, xm, fp, fm []float64 // work space, len(x)
+	u              []float64 // work space, len(supp)
+}
+
+// apply returns A·v.
+func (op *weightedOp) apply(v []float64) ([]float64, error) {
+	x, fx, supp, sq, u := op.x, op.fx, op.supp, op.sq, op.u
+	h := op.step
+	for i := range u {
+		u[i] = sq[i] * v[i]
+		if u[i] < 0 || (u[i] > 0 && fx == nil) {
+			h = math.Min(h, 0.5*x[supp[i]]/math.Abs(u[i]))
+		}
+	}
+	copy(op.xp, x)
+	for i, c := range supp {
+		op.xp[c] += h * u[i]
+	}
+	if err := op.f(op.fp, op.xp); err != nil {
+		return nil, err
+	}
+	op.sp.Evaluations++
+	w := make([]float64, len(supp))
+	if fx != nil {
+		for i, c := range supp {
+			w[i] = (op.fp[c] - fx[c]) / h / sq[i]
+		}
+		return w, nil
+	}
+	copy(op.xm, x)
+	for i, c := range supp {
+		op.xm[c] -= h * u[i]
+	}
+	if err := op.f(op.fm, op.xm); err != nil {
+		return nil, err
+	}
+	op.sp.Evaluations++
+	for i, c := range supp {
+		w[i] = (op.fp[c] - op.fm[c]) / (2 * h) / sq[i]
+	}
+	return w, nil
 }
 
 func normalize(v []float64) {

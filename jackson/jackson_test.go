@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/param"
 )
 
@@ -123,39 +124,31 @@ func TestProductFormAgainstBruteForce(t *testing.T) {
 			{0.2, 0.3, 0.5, 0},
 		},
 	}
+	// Both sides are exact up to rounding in a few hundred operations on
+	// numbers of order 1: 1e-12 throughout.
+	const tol = 1e-12
 	for n := 1; n <= 6; n++ {
-		sol, err := nw.Solve(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := bruteNetwork(t, nw, n)
-		for i := range nw.Stations {
-			got := sol.Marginal(i)
-			var mean, wantMean float64
-			for k := range got {
-				if math.Abs(got[k]-want[i][k]) > 1e-12 {
-					t.Errorf("N=%d station %d: P(n=%d) = %.15g, brute force %.15g", n, i, k, got[k], want[i][k])
+		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+			sol, err := nw.Solve(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bruteNetwork(t, nw, n)
+			for i, st := range nw.Stations {
+				approx.Slices(t, fmt.Sprintf("station %d: P(n = k)", i), sol.Marginal(i), want[i], tol, 0)
+				var wantMean, x float64
+				for k := range want[i] {
+					wantMean += float64(k) * want[i][k]
+					if k > 0 {
+						// Throughput = Σ_k P(n_i = k)·μ_i(k).
+						x += want[i][k] * st.rate(k)
+					}
 				}
-				wantMean += float64(k) * want[i][k]
+				approx.Check(t, fmt.Sprintf("station %d: E[n]", i), sol.MeanQueue(i), wantMean, tol, 0)
+				approx.Check(t, fmt.Sprintf("station %d: utilization", i), sol.Utilization(i), 1-want[i][0], tol, 0)
+				approx.Check(t, fmt.Sprintf("station %d: throughput", i), sol.Throughput[i], x, tol, 0)
 			}
-			mean = sol.MeanQueue(i)
-			if math.Abs(mean-wantMean) > 1e-12 {
-				t.Errorf("N=%d station %d: E[n] = %.15g, brute force %.15g", n, i, mean, wantMean)
-			}
-			if u := sol.Utilization(i); math.Abs(u-(1-want[i][0])) > 1e-12 {
-				t.Errorf("N=%d station %d: utilization %.15g, brute force %.15g", n, i, u, 1-want[i][0])
-			}
-		}
-		// Throughput = Σ_k P(n_i = k)·μ_i(k) at every station.
-		for i, st := range nw.Stations {
-			var x float64
-			for k := 1; k <= n; k++ {
-				x += want[i][k] * st.rate(k)
-			}
-			if math.Abs(sol.Throughput[i]-x) > 1e-12 {
-				t.Errorf("N=%d station %d: throughput %.15g, brute force %.15g", n, i, sol.Throughput[i], x)
-			}
-		}
+		})
 	}
 }
 
@@ -209,33 +202,29 @@ func TestJIQAgainstBruteForce(t *testing.T) {
 		{2.0, []float64{0.2, 0.5, 0.3}, []float64{0.6, 0, 0.4}},
 		{0.3, []float64{1}, nil},
 	}
+	// Exact on both sides up to rounding on numbers of order 1: 1e-12.
+	const tol = 1e-12
 	for _, c := range cases {
 		for n := 1; n <= 6; n++ {
-			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta})
-			if err != nil {
-				t.Fatal(err)
-			}
-			beta := c.beta
-			if beta == nil {
-				beta = make([]float64, len(c.alpha))
-				for i := range beta {
-					beta[i] = 1 / float64(len(beta))
+			t.Run(fmt.Sprintf("λ=%v α=%v β=%v N=%d", c.lambda, c.alpha, c.beta, n), func(t *testing.T) {
+				res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: c.beta})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			b, empty := bruteJIQ(t, n, c.lambda, c.alpha, beta)
-			if math.Abs(res.Blocking-b) > 1e-12 {
-				t.Errorf("N=%d λ=%v α=%v β=%v: B = %.15g, brute force %.15g", n, c.lambda, c.alpha, c.beta, res.Blocking, b)
-			}
-			for r := range empty {
-				if math.Abs(res.NoTokens[r]-empty[r]) > 1e-12 {
-					t.Errorf("N=%d λ=%v α=%v β=%v: P(no tokens at %d) = %.15g, brute force %.15g", n, c.lambda, c.alpha, c.beta, r+1, res.NoTokens[r], empty[r])
+				beta := c.beta
+				if beta == nil {
+					beta = make([]float64, len(c.alpha))
+					for i := range beta {
+						beta[i] = 1 / float64(len(beta))
+					}
 				}
-			}
-			// Flow balance: accepted rate λ(1 − B) equals the completion
-			// rate E[n₀]. The product form must satisfy it exactly.
-			if math.Abs(res.Busy-c.lambda*(1-res.Blocking)) > 1e-12 {
-				t.Errorf("N=%d: busy %v ≠ λ(1−B) %v", n, res.Busy, c.lambda*(1-res.Blocking))
-			}
+				b, empty := bruteJIQ(t, n, c.lambda, c.alpha, beta)
+				approx.Check(t, "B", res.Blocking, b, tol, 0)
+				approx.Slices(t, "P(no tokens)", res.NoTokens, empty, tol, 0)
+				// Flow balance: accepted rate λ(1 − B) equals the completion
+				// rate E[n₀]. The product form must satisfy it exactly.
+				approx.Check(t, "busy", res.Busy, c.lambda*(1-res.Blocking), tol, 0)
+			})
 		}
 	}
 }
@@ -253,21 +242,18 @@ func TestErlangB(t *testing.T) {
 	// R = 1: the JIQ blocking system is M/M/N/N with offered load λN.
 	for _, n := range []int{1, 2, 10, 100, 1000, 10000} {
 		for _, lam := range []float64{0.1, 0.8, 1, 1.5, 4} {
-			res, err := Solve(&JIQ{Servers: n, Load: lam, Alpha: []float64{1}, Beta: nil})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := erlangB(n, lam*float64(n))
-			if math.Abs(res.Blocking-want) > 1e-12 {
-				t.Errorf("N=%d λ=%v: B = %.15g, Erlang B %.15g", n, lam, res.Blocking, want)
-			}
-			// B is a sum of same-scale ratios, not 1 minus something: it
-			// keeps its relative accuracy when tiny (1e-103 at N = 10⁴,
-			// λ = 0.8). 1e-9 allows the recursions' rounding over 10⁴
-			// levels (both accumulate about N·eps).
-			if want > 1e-300 && rel(res.Blocking, want) > 1e-9 {
-				t.Errorf("N=%d λ=%v: B = %.15g, Erlang B %.15g (relative error %.2g)", n, lam, res.Blocking, want, rel(res.Blocking, want))
-			}
+			t.Run(fmt.Sprintf("N=%d λ=%v", n, lam), func(t *testing.T) {
+				res, err := Solve(&JIQ{Servers: n, Load: lam, Alpha: []float64{1}, Beta: nil})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// B is a sum of same-scale ratios, not 1 minus something: it
+				// keeps its relative accuracy when tiny (1e-103 at N = 10⁴,
+				// λ = 0.8). 1e-9 relative allows the recursions' rounding
+				// over 10⁴ levels (both accumulate about N·eps); 1e-300
+				// absolute spares results that underflow.
+				approx.Check(t, "B", res.Blocking, erlangB(n, lam*float64(n)), 1e-300, 1e-9)
+			})
 		}
 	}
 }
@@ -287,37 +273,35 @@ func TestTheorem1Convergence(t *testing.T) {
 		{0.7, []float64{0.3, 0.25, 0.2, 0.15, 0.1}},
 		{3.0, []float64{0.3, 0.25, 0.2, 0.15, 0.1}},
 	} {
-		R := float64(len(c.alpha))
-		amin := math.Inf(1)
-		for _, a := range c.alpha {
-			amin = math.Min(amin, a)
-		}
-		if math.Abs(R*amin-1/c.lambda) < 0.1 {
-			t.Fatalf("case %v too close to the crossover for this check", c)
-		}
-		want := math.Max(1-R*amin, 1-1/c.lambda)
-		res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: nil})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := math.Abs(res.Blocking - want); d > 1e-4 {
-			t.Errorf("λ=%v α=%v: B(10⁵) = %.8f, Theorem 1 %.8f (diff %.2g)", c.lambda, c.alpha, res.Blocking, want, d)
-		}
+		t.Run(fmt.Sprintf("λ=%v α=%v", c.lambda, c.alpha), func(t *testing.T) {
+			R := float64(len(c.alpha))
+			amin := math.Inf(1)
+			for _, a := range c.alpha {
+				amin = math.Min(amin, a)
+			}
+			if !(math.Abs(R*amin-1/c.lambda) >= 0.1) {
+				t.Fatalf("too close to the crossover for this check")
+			}
+			res, err := Solve(&JIQ{Servers: n, Load: c.lambda, Alpha: c.alpha, Beta: nil})
+			if err != nil {
+				t.Fatal(err)
+			}
+			approx.Check(t, "B(10⁵)", res.Blocking, math.Max(1-R*amin, 1-1/c.lambda), 1e-4, 0)
+		})
 	}
 	// Equal loads: B·N → (R − 1)/(1 − λ), within 2% at 10⁵.
 	for _, R := range []int{2, 3, 5} {
-		alpha := make([]float64, R)
-		for i := range alpha {
-			alpha[i] = 1 / float64(R)
-		}
-		res, err := Solve(&JIQ{Servers: n, Load: 0.9, Alpha: alpha, Beta: nil})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := float64(R-1) / 0.1
-		if got := res.Blocking * n; math.Abs(got-want) > 0.02*want {
-			t.Errorf("R=%d: B·N = %.4f, want (R−1)/(1−λ) = %.4f", R, got, want)
-		}
+		t.Run(fmt.Sprintf("equal loads R=%d", R), func(t *testing.T) {
+			alpha := make([]float64, R)
+			for i := range alpha {
+				alpha[i] = 1 / float64(R)
+			}
+			res, err := Solve(&JIQ{Servers: n, Load: 0.9, Alpha: alpha, Beta: nil})
+			if err != nil {
+				t.Fatal(err)
+			}
+			approx.Check(t, "B·N", res.Blocking*n, float64(R-1)/0.1, 0, 0.02)
+		})
 	}
 }
 
@@ -334,34 +318,23 @@ func TestRepairmanAgainstMVA(t *testing.T) {
 	}{
 		{1, 5, 1, false}, {10, 5, 1, false}, {100, 20, 3, false}, {100000, 50, 1, false}, {2000, 3, 1, true},
 	} {
-		nw := &Network{
-			Stations: []Station{{Name: "think", Kind: Delay, Rate: 1 / c.z}, {Name: "repair", Kind: Queue, Rate: c.mu}},
-			Routing:  [][]float64{{0, 1}, {1, 0}},
-		}
-		if c.extraQue {
-			nw.Stations = append(nw.Stations, Station{Name: "inspect", Kind: Queue, Rate: 1.5})
-			nw.Routing = [][]float64{{0, 0.6, 0.4}, {1, 0, 0}, {1, 0, 0}}
-		}
-		sol, err := nw.Solve(c.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mva, err := nw.MVA(c.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range nw.Stations {
-			if rel(sol.Throughput[i], mva.Throughput[i]) > 1e-10 {
-				t.Errorf("N=%d station %d: throughput %.15g (convolution) vs %.15g (MVA)", c.n, i, sol.Throughput[i], mva.Throughput[i])
+		t.Run(fmt.Sprintf("N=%d Z=%v μ=%v inspect=%v", c.n, c.z, c.mu, c.extraQue), func(t *testing.T) {
+			nw := &Network{
+				Stations: []Station{{Name: "think", Kind: Delay, Rate: 1 / c.z}, {Name: "repair", Kind: Queue, Rate: c.mu}},
+				Routing:  [][]float64{{0, 1}, {1, 0}},
 			}
-			if q := sol.MeanQueue(i); rel(q, mva.MeanQueue[i]) > 1e-10 {
-				t.Errorf("N=%d station %d: E[n] %.15g (convolution) vs %.15g (MVA)", c.n, i, q, mva.MeanQueue[i])
+			if c.extraQue {
+				nw.Stations = append(nw.Stations, Station{Name: "inspect", Kind: Queue, Rate: 1.5})
+				nw.Routing = [][]float64{{0, 0.6, 0.4}, {1, 0, 0}, {1, 0, 0}}
 			}
-		}
+			sol, mva := solveBoth(t, nw, c.n)
+			approx.Slices(t, "throughput (convolution against MVA)", sol.Throughput, mva.Throughput, 0, 1e-10)
+			for i := range nw.Stations {
+				approx.Check(t, fmt.Sprintf("station %d: E[n] (convolution against MVA)", i), sol.MeanQueue(i), mva.MeanQueue[i], 0, 1e-10)
+			}
+		})
 	}
 }
-
-func rel(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300) }
 
 func TestNoOverflow(t *testing.T) {
 	// Extreme constants: log G must stay finite and marginals sum to 1.
@@ -383,9 +356,8 @@ func TestNoOverflow(t *testing.T) {
 		for _, p := range sol.Marginal(i) {
 			s += p
 		}
-		if math.Abs(s-1) > 1e-9 {
-			t.Errorf("station %d marginal sums to %v", i, s)
-		}
+		// 2·10⁵ terms summed: rounding of about N·eps ≈ 4e-11.
+		approx.Check(t, fmt.Sprintf("station %d: sum of the marginal", i), s, 1, 1e-9, 0)
 	}
 }
 
@@ -404,11 +376,13 @@ func TestBadInput(t *testing.T) {
 		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{0.5, 0.5}, Beta: []float64{0.5, math.NaN()}}, "Beta"},
 		{JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: -1}, "Exchange"},
 	} {
-		_, err := Solve(&c.m)
-		var pe *param.Error
-		if !errors.As(err, &pe) || pe.Param != c.param {
-			t.Errorf("%+v: %v, want an error naming %s", c.m, err, c.param)
-		}
+		t.Run(fmt.Sprintf("%+v", c.m), func(t *testing.T) {
+			_, err := Solve(&c.m)
+			var pe *param.Error
+			if !errors.As(err, &pe) || pe.Param != c.param {
+				t.Errorf("%v, want an error naming %s", err, c.param)
+			}
+		})
 	}
 	if _, err := Solve(&JIQ{Servers: 10, Load: 0.5, Alpha: []float64{1}, Exchange: 1}); !errors.Is(err, ErrNotProductForm) {
 		t.Errorf("token exchange: %v", err)
@@ -423,9 +397,11 @@ func TestBadInput(t *testing.T) {
 		{Stations: []Station{{Kind: Queue, Rate: 1}}, Routing: [][]float64{{1, 0}}},
 	}
 	for i, nw := range bad {
-		if _, err := nw.Solve(3); err == nil {
-			t.Errorf("bad network %d accepted", i)
-		}
+		t.Run(fmt.Sprintf("network %d", i), func(t *testing.T) {
+			if _, err := nw.Solve(3); err == nil {
+				t.Error("accepted")
+			}
+		})
 	}
 	if _, err := (&Network{Stations: []Station{{Kind: LoadDependent, RateAt: RateTable([]float64{1})}}, Routing: [][]float64{{1}}}).MVA(3); err == nil {
 		t.Error("MVA accepted a load-dependent station")
@@ -444,16 +420,23 @@ func TestMachineRepairman(t *testing.T) {
 		},
 		Routing: [][]float64{{0, 1}, {1, 0}},
 	}
-	sol, err := nw.Solve(20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mva, err := nw.MVA(20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sol, mva := solveBoth(t, nw, 20)
 	got := fmt.Sprintf("%.4g %.4g %.4g %.4g %.4g", sol.Throughput[1], mva.Throughput[1], sol.MeanQueue(1), mva.MeanQueue[1], sol.Utilization(1))
 	if want := "0.9981 0.9981 10.02 10.02 0.9981"; got != want {
 		t.Errorf("repairs, waiting, busy: %s, want %s", got, want)
 	}
+}
+
+// solveBoth solves nw at population n by convolution and by MVA.
+func solveBoth(t *testing.T, nw *Network, n int) (*Solution, *MVAResult) {
+	t.Helper()
+	sol, err := nw.Solve(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mva, err := nw.MVA(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sol, mva
 }

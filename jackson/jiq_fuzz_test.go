@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/fuzzing"
 	"github.com/fluidlb/fluid/internal/param"
 )
@@ -47,7 +48,7 @@ func FuzzJIQValidate(f *testing.F) {
 		for _, p := range nw.Routing[0] {
 			sum += p
 		}
-		if math.Abs(sum-1) > 1e-9 {
+		if !approx.Equal(sum, 1, 1e-9, 0) {
 			t.Fatalf("%+v: routing from the busy station sums to %v", m, sum)
 		}
 		if m.Servers > 2000 {

@@ -51,23 +51,50 @@ import (
 // probability 1/(1 + q + … + q^m) with q = r_s/r_K ≤ 1.)
 func solveJIQ(m *JIQ) *JIQResult {
 	R := len(m.Alpha)
-	beta := m.beta()
 	res := &JIQResult{
 		Servers:  m.Servers,
 		NoTokens: make([]float64, R),
 		Tokens:   make([]float64, R),
 		Outcome:  outcome.Outcome{Status: outcome.Exact},
 	}
-	// The pools that receive tokens, and κ_r = v_r/α_r.
+	for r := range res.NoTokens {
+		res.NoTokens[r] = 1 // a pool without tokens never has one
+	}
+	idx, kappa := chainOrder(m)
+	K := len(idx)
+	rr, aN := chainRatios(kappa, m.Load)
+	n := m.Servers
+	c := levelRecursion(rr, aN*float64(n), n)
+	gN := c.w[K]
+	pLast := c.w[K-1] / gN
+	res.NoTokens[idx[K-1]] = pLast
+	res.Tokens[idx[K-1]] = (c.t[K] + c.tc[K]) / gN / float64(n)
+	for i := 1; i < K; i++ {
+		res.NoTokens[idx[i-1]] = pLast + (rr[K]-rr[i])*c.x
+		res.Tokens[idx[i-1]] = (c.t[i] + c.tc[i]) / gN / float64(n)
+	}
+	// E[n₀] = A·X(N).
+	res.Busy = aN * c.x
+	// B = Σ_r α_r·P(n_r = 0): non-negative terms, each accurate to
+	// rounding, so B keeps its relative accuracy when tiny (where
+	// 1 − G(N−1)/(λN·G(N)) would cancel).
+	for r, a := range m.Alpha {
+		res.Blocking += a * res.NoTokens[r]
+	}
+	return res
+}
+
+// chainOrder returns the pools that receive tokens (their indices in
+// m.Alpha) and their κ_r = v_r/α_r, in chain order: the pool with the
+// largest κ last.
+func chainOrder(m *JIQ) (idx []int, kappa []float64) {
+	beta := m.beta()
 	var bsum float64
 	for _, b := range beta {
 		bsum += b
 	}
-	var idx []int
-	var kappa []float64
 	last := -1
 	for r, b := range beta {
-		res.NoTokens[r] = 1
 		if b > 0 {
 			k := (b / bsum) / m.Alpha[r]
 			if last < 0 || k > kappa[last] {
@@ -78,12 +105,17 @@ func solveJIQ(m *JIQ) *JIQResult {
 		}
 	}
 	K := len(idx)
-	// Chain order: the pool with the largest κ last.
 	idx[last], idx[K-1] = idx[K-1], idx[last]
 	kappa[last], kappa[K-1] = kappa[K-1], kappa[last]
+	return idx, kappa
+}
+
+// chainRatios returns r_i of chain positions i = 1..K (rr[0] unused) and
+// A/N = λ/c, in the units of solveJIQ's doc.
+func chainRatios(kappa []float64, load float64) (rr []float64, aN float64) {
+	K := len(kappa)
 	kmax := kappa[K-1]
-	rr := make([]float64, K+1) // rr[i]: r of chain position i (1..K)
-	var aN float64             // A/N = λ/c
+	rr = make([]float64, K+1)
 	switch {
 	case math.IsInf(kmax, 1):
 		// A pool with a vanishing share of arrivals keeps every token it
@@ -93,21 +125,33 @@ func solveJIQ(m *JIQ) *JIQResult {
 				rr[i+1] = 1
 			}
 		}
-	case m.Load > kmax:
+	case load > kmax:
 		aN = 1
 		for i, k := range kappa {
-			rr[i+1] = k / m.Load
+			rr[i+1] = k / load
 		}
 	default:
-		aN = m.Load / kmax
+		aN = load / kmax
 		for i, k := range kappa {
 			rr[i+1] = k / kmax
 		}
 		rr[K] = 1
 	}
-	n := m.Servers
-	A := aN * float64(n)
+	return rr, aN
+}
 
+// jiqLevels is the end state of the level recursion: the partial sums
+// w_i = G_{0..i}(N) and the token sums t_i (with their rounding errors tc_i),
+// all in one scale, and X(N) = G(N−1)/G(N).
+type jiqLevels struct {
+	w, t, tc []float64
+	x        float64
+}
+
+// levelRecursion runs G_{0..i}(k) = G_{0..i−1}(k) + r_i·G_{0..i}(k−1),
+// k = 1..n, over the base A^k/k!, with the token sums alongside.
+func levelRecursion(rr []float64, A float64, n int) jiqLevels {
+	K := len(rr) - 1
 	w := make([]float64, K+1)
 	t := make([]float64, K+1)
 	tc := make([]float64, K+1)
@@ -165,21 +209,5 @@ func solveJIQ(m *JIQ) *JIQResult {
 			}
 		}
 	}
-	gN := w[K]
-	pLast := w[K-1] / gN
-	res.NoTokens[idx[K-1]] = pLast
-	res.Tokens[idx[K-1]] = (t[K] + tc[K]) / gN / float64(n)
-	for i := 1; i < K; i++ {
-		res.NoTokens[idx[i-1]] = pLast + (rr[K]-rr[i])*x
-		res.Tokens[idx[i-1]] = (t[i] + tc[i]) / gN / float64(n)
-	}
-	// E[n₀] = A·X(N).
-	res.Busy = aN * x
-	// B = Σ_r α_r·P(n_r = 0): non-negative terms, each accurate to
-	// rounding, so B keeps its relative accuracy when tiny (where
-	// 1 − G(N−1)/(λN·G(N)) would cancel).
-	for r, a := range m.Alpha {
-		res.Blocking += a * res.NoTokens[r]
-	}
-	return res
+	return jiqLevels{w: w, t: t, tc: tc, x: x}
 }

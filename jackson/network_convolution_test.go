@@ -76,154 +76,196 @@ const (
 // runChains runs the recursion for population n over the base b and the
 // single-server stations with log ρ_i = logRho[i].
 func runChains(b *base, logRho []float64, n int, mode emptyMode) *chains {
-	// The base in log space, as increments where possible.
-	var logBase []float64
-	if len(b.loadDep) > 0 {
-		logBase = make([]float64, n+1)
-		var s kahan
-		for k := range logBase {
-			switch {
-			case b.hasDelay:
-				if k > 0 {
-					s.add(math.Log(b.a / float64(k)))
-				}
-				logBase[k] = s.sum()
-			case k > 0:
-				logBase[k] = math.Inf(-1)
-			}
-		}
-		for _, lf := range b.loadDep {
-			next := make([]float64, n+1)
-			for k := range next {
-				next[k] = logSumExpConv(lf, logBase, k)
-			}
-			logBase = next
+	logBase := b.logFactors(n)
+	if len(logRho) == 0 {
+		return baseChains(b, logBase, n)
+	}
+	l := newLevels(b, logBase, logRho, n, mode)
+	for k := 1; k <= n; k++ {
+		l.level(k)
+	}
+	if mode == emptyFinal {
+		for q, m := range l.mw {
+			l.out.empty[q][0] = m[len(m)-1]
 		}
 	}
-	out := &chains{dlog: make([]float64, n+1)}
-	K := len(logRho)
-	if K == 0 {
-		// Only the base.
-		for k := 1; k <= n; k++ {
-			if logBase != nil {
-				out.dlog[k] = logBase[k] - logBase[k-1]
-			} else {
-				out.dlog[k] = math.Log(b.a / float64(k))
-			}
-		}
-		if logBase != nil {
-			out.dlog[0] = logBase[0]
-		}
-		return out
-	}
-	// Scale every demand by 1/ρ_max: G(n) scales by ρ_max^−n, and then
-	// ρ_i ≤ 1, so every queue term below is at most 1.
-	lmax := math.Inf(-1)
-	for _, l := range logRho {
-		lmax = math.Max(lmax, l)
-	}
-	r := make([]float64, K)
-	for i, l := range logRho {
-		r[i] = math.Exp(l - lmax)
-	}
-	aScaled := b.a * math.Exp(-lmax)
+	return l.out
+}
 
-	w := make([]float64, K+1) // full chain at the previous level, scaled
-	for i := range w {
-		w[i] = 1
+// logFactors returns the base's log factors log f(k), k = 0..n, with the
+// load-dependent stations convolved in, or nil when the base is the delay
+// stations alone (then f(k) = a^k/k! is applied as increments).
+func (b *base) logFactors(n int) []float64 {
+	if len(b.loadDep) == 0 {
+		return nil
+	}
+	logBase := make([]float64, n+1)
+	var s kahan
+	for k := range logBase {
+		switch {
+		case b.hasDelay:
+			if k > 0 {
+				s.add(math.Log(b.a / float64(k)))
+			}
+			logBase[k] = s.sum()
+		case k > 0:
+			logBase[k] = math.Inf(-1)
+		}
+	}
+	for _, lf := range b.loadDep {
+		next := make([]float64, n+1)
+		for k := range next {
+			next[k] = logSumExpConv(lf, logBase, k)
+		}
+		logBase = next
+	}
+	return logBase
+}
+
+// baseChains is the result for a network without single-server stations:
+// only the base.
+func baseChains(b *base, logBase []float64, n int) *chains {
+	out := &chains{dlog: make([]float64, n+1)}
+	for k := 1; k <= n; k++ {
+		if logBase != nil {
+			out.dlog[k] = logBase[k] - logBase[k-1]
+		} else {
+			out.dlog[k] = math.Log(b.a / float64(k))
+		}
 	}
 	if logBase != nil {
 		out.dlog[0] = logBase[0]
 	}
-	var mw [][]float64 // chains omitting station r
-	if mode != emptyNone {
-		mw = make([][]float64, K)
-		out.empty = make([][]float64, K)
-		for q := range mw {
-			mw[q] = make([]float64, K+1)
-			for i := range mw[q] {
-				mw[q][i] = 1
-			}
-			if mode == emptyAll {
-				out.empty[q] = make([]float64, n+1)
-				out.empty[q][0] = 1
-			} else {
-				out.empty[q] = make([]float64, 1)
-			}
-		}
-	}
+	return out
+}
+
+// levels is the state of the level recursion between levels k−1 and k.
+type levels struct {
+	b       *base
+	logBase []float64
+	mode    emptyMode
+	out     *chains
+	// Every demand is scaled by 1/ρ_max: G(n) scales by ρ_max^−n, and
+	// then ρ_i ≤ 1, so every queue term is at most 1.
+	lmax    float64
+	r       []float64 // ρ_i/ρ_max
+	aScaled float64   // a/ρ_max
+	w       []float64 // full chain at the previous level, scaled
+	mw      [][]float64
 	// lscale is log of the scale of level k−1 relative to log G(k−1),
 	// needed only to place a log-space base into the current scale.
-	var lscale kahan
+	lscale kahan
+}
+
+func newLevels(b *base, logBase, logRho []float64, n int, mode emptyMode) *levels {
+	K := len(logRho)
+	l := &levels{b: b, logBase: logBase, mode: mode, out: &chains{dlog: make([]float64, n+1)}, lmax: math.Inf(-1)}
+	for _, lr := range logRho {
+		l.lmax = math.Max(l.lmax, lr)
+	}
+	l.r = make([]float64, K)
+	for i, lr := range logRho {
+		l.r[i] = math.Exp(lr - l.lmax)
+	}
+	l.aScaled = b.a * math.Exp(-l.lmax)
+	l.w = ones(K + 1)
 	if logBase != nil {
-		lscale.add(logBase[0])
+		l.out.dlog[0] = logBase[0]
+		l.lscale.add(logBase[0])
 	}
-	for k := 1; k <= n; k++ {
-		// The base's value at level k in the scale of level k−1.
-		var u0, shift float64
-		if logBase != nil {
-			e := logBase[k] - float64(k)*lmax - lscale.sum()
-			if e > 600 {
-				// Bring the previous level down so the base fits.
-				f := math.Exp(600 - e)
-				for i := range w {
-					w[i] *= f
-				}
-				for q := range mw {
-					for i := q + 1; i <= K; i++ {
-						mw[q][i] *= f
-					}
-				}
-				shift = e - 600
-				lscale.add(shift)
-				e = 600
-			}
-			u0 = math.Exp(e)
-		} else if b.hasDelay {
-			u0 = w[0] * aScaled / float64(k)
-		}
-		u := u0
-		w[0] = u0
-		for i := 1; i <= K; i++ {
-			u += r[i-1] * w[i]
-			w[i] = u
-		}
-		// The chain omitting station q (chain position q+1) equals the full
-		// chain up to position q; only positions after it differ.
-		for q := range mw {
-			m := mw[q]
-			v := w[q]
-			m[q+1] = v
-			for i := q + 2; i <= K; i++ {
-				v += r[i-1] * m[i]
-				m[i] = v
-			}
-		}
-		// The partial sums grow with i, and every omitted chain is below
-		// the full one: the full chain's last value is the largest.
-		top := w[K]
-		inv := 1 / top
-		for i := range w {
-			w[i] = flush(w[i] * inv)
-		}
-		for q := range mw {
-			for i := q + 1; i <= K; i++ {
-				mw[q][i] = flush(mw[q][i] * inv)
-			}
-			if mode == emptyAll {
-				out.empty[q][k] = mw[q][K]
-			}
-		}
-		lt := math.Log(top)
-		lscale.add(lt)
-		out.dlog[k] = shift + lt + lmax
+	if mode == emptyNone {
+		return l
 	}
-	if mode == emptyFinal {
-		for q := range mw {
-			out.empty[q][0] = mw[q][K]
+	l.mw = make([][]float64, K) // chains omitting station r
+	l.out.empty = make([][]float64, K)
+	for q := range l.mw {
+		l.mw[q] = ones(K + 1)
+		if mode == emptyAll {
+			l.out.empty[q] = make([]float64, n+1)
+			l.out.empty[q][0] = 1
+		} else {
+			l.out.empty[q] = make([]float64, 1)
 		}
 	}
-	return out
+	return l
+}
+
+func ones(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// level advances the chains from level k−1 to level k and renormalises
+// them so the largest value is 1.
+func (l *levels) level(k int) {
+	w, mw, K := l.w, l.mw, len(l.r)
+	u0, shift := l.baseAt(k)
+	u := u0
+	w[0] = u0
+	for i := 1; i <= K; i++ {
+		u += l.r[i-1] * w[i]
+		w[i] = u
+	}
+	// The chain omitting station q (chain position q+1) equals the full
+	// chain up to position q; only positions after it differ.
+	for q := range mw {
+		m := mw[q]
+		v := w[q]
+		m[q+1] = v
+		for i := q + 2; i <= K; i++ {
+			v += l.r[i-1] * m[i]
+			m[i] = v
+		}
+	}
+	// The partial sums grow with i, and every omitted chain is below
+	// the full one: the full chain's last value is the largest.
+	top := w[K]
+	inv := 1 / top
+	for i := range w {
+		w[i] = flush(w[i] * inv)
+	}
+	for q := range mw {
+		for i := q + 1; i <= K; i++ {
+			mw[q][i] = flush(mw[q][i] * inv)
+		}
+		if l.mode == emptyAll {
+			l.out.empty[q][k] = mw[q][K]
+		}
+	}
+	lt := math.Log(top)
+	l.lscale.add(lt)
+	l.out.dlog[k] = shift + lt + l.lmax
+}
+
+// baseAt returns the base's value at level k in the scale of level k−1,
+// and the log shift by which the previous level was brought down so the
+// base fits (0 if it was not).
+func (l *levels) baseAt(k int) (u0, shift float64) {
+	if l.logBase == nil {
+		if l.b.hasDelay {
+			return l.w[0] * l.aScaled / float64(k), 0
+		}
+		return 0, 0
+	}
+	e := l.logBase[k] - float64(k)*l.lmax - l.lscale.sum()
+	if e > 600 {
+		f := math.Exp(600 - e)
+		for i := range l.w {
+			l.w[i] *= f
+		}
+		for q := range l.mw {
+			for i := q + 1; i < len(l.mw[q]); i++ {
+				l.mw[q][i] *= f
+			}
+		}
+		shift = e - 600
+		l.lscale.add(shift)
+		e = 600
+	}
+	return math.Exp(e), shift
 }
 
 // tiny is the relative size below which a chain value is set to zero.

@@ -232,7 +232,10 @@ func ParseInts(flag, s string) ([]int, error) {
 	return out, nil
 }
 
-// ParseFloats parses a list of numbers for flag (see Parse).
+// ParseFloats parses a list of numbers for flag (see Parse). It is the
+// float counterpart of ParseInts for library callers; the fluid command
+// itself keeps the parsed Values (Parse), which remember how each number
+// was written.
 func ParseFloats(flag, s string) ([]float64, error) {
 	vs, err := Parse(flag, Float, s)
 	if err != nil {

@@ -2,6 +2,7 @@ package lists
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -224,13 +225,15 @@ func TestListBounds(t *testing.T) {
 		{FloatVector, strings.Repeat("1..10000;", 10) + "1", 0},
 		{IntVector, "1..10001", 0},
 	} {
-		vs, err := Parse("x", c.kind, c.in)
-		if c.n == 0 && err == nil {
-			t.Errorf("%v %.40q: %d values, want an error", c.kind, c.in, len(vs))
-		}
-		if c.n > 0 && (err != nil || len(vs) != c.n) {
-			t.Errorf("%v %.40q: %d values, %v; want %d", c.kind, c.in, len(vs), err, c.n)
-		}
+		t.Run(fmt.Sprintf("%v %.40q", c.kind, c.in), func(t *testing.T) {
+			vs, err := Parse("x", c.kind, c.in)
+			if c.n == 0 && err == nil {
+				t.Errorf("%v %.40q: %d values, want an error", c.kind, c.in, len(vs))
+			}
+			if c.n > 0 && (err != nil || len(vs) != c.n) {
+				t.Errorf("%v %.40q: %d values, %v; want %d", c.kind, c.in, len(vs), err, c.n)
+			}
+		})
 	}
 	// Integer vectors keep their entries exact beyond 2⁵³.
 	v, err := ParseValue(IntVector, "9007199254740993,9223372036854775807")

@@ -2,6 +2,7 @@ package lists
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -51,10 +52,12 @@ func TestParse(t *testing.T) {
 		{FloatVector, "0.25..1:0.25", "0.25,0.5,0.75,1"},
 		{IntVector, "10,20;30", "10,20 30"},
 	} {
-		got, err := Parse("x", c.kind, c.in)
-		if err != nil || texts(got) != c.want {
-			t.Errorf("%v %q: %q, %v; want %q", c.kind, c.in, texts(got), err, c.want)
-		}
+		t.Run(fmt.Sprintf("%v %q", c.kind, c.in), func(t *testing.T) {
+			got, err := Parse("x", c.kind, c.in)
+			if err != nil || texts(got) != c.want {
+				t.Errorf("%v %q: %q, %v; want %q", c.kind, c.in, texts(got), err, c.want)
+			}
+		})
 	}
 }
 
@@ -102,11 +105,13 @@ func TestParseErrors(t *testing.T) {
 		{FloatVector, "0.7,,0.3", "empty entry"},
 		{FloatVector, "0.7,x", "not a number"},
 	} {
-		_, err := Parse("load", c.kind, c.in)
-		var le *Error
-		if !errors.As(err, &le) || le.Flag != "load" || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "invalid --load ") {
-			t.Errorf("%v %q: %v, want a Error for --load mentioning %q", c.kind, c.in, err, c.want)
-		}
+		t.Run(fmt.Sprintf("%v %q", c.kind, c.in), func(t *testing.T) {
+			_, err := Parse("load", c.kind, c.in)
+			var le *Error
+			if !errors.As(err, &le) || le.Flag != "load" || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "invalid --load ") {
+				t.Errorf("%v %q: %v, want a Error for --load mentioning %q", c.kind, c.in, err, c.want)
+			}
+		})
 	}
 }
 
@@ -137,9 +142,11 @@ func TestFormatFloat(t *testing.T) {
 		{0.85, "0.85"}, {a + b, "0.8500000000000001"}, {1e6, "1000000"}, {1e21, "1e+21"},
 		{1e-7, "1e-07"}, {-2.5, "-2.5"}, {math.Copysign(0, -1), "0"}, {100, "100"},
 	} {
-		if got := FormatFloat(c.x); got != c.want {
-			t.Errorf("FormatFloat(%v) = %q, want %q", c.x, got, c.want)
-		}
+		t.Run(fmt.Sprint(c.x), func(t *testing.T) {
+			if got := FormatFloat(c.x); got != c.want {
+				t.Errorf("FormatFloat(%v) = %q, want %q", c.x, got, c.want)
+			}
+		})
 	}
 }
 

@@ -78,8 +78,9 @@ type Integrator struct {
 	gPrev, gNew                []float64
 	ref                        []int8 // armed sign per event: −1, +1 or 0 (unarmed)
 
-	t, h float64 // current step start and size of the dense-output step
-	res  Result
+	t, h    float64 // current step start and size of the dense-output step
+	nextOut int     // the next of Settings.OutputTimes to emit
+	res     Result
 }
 
 // NewIntegrator returns an Integrator for problems of dimension dim.
@@ -170,84 +171,30 @@ func (it *Integrator) Solve(y []float64, t0, t1 float64) (Result, error) {
 	return it.res, err
 }
 
+// integrate runs the DOPRI5 step loop from t0 to t1 in direction dir:
+// each attempted step is judged by the error controller, an accepted one
+// is searched for events (handled at their crossing, where the
+// integration restarts) and then taken.
 func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 	s := &it.s
 	st := &it.res.Stats
-	f := it.p.Func
-	t := t0
-	nextOut := 0
-
-	// emit calls Output for the requested times up to tEnd (inclusive),
-	// using the dense output of the current step, or, without requested
-	// times, at tEnd with state yEnd.
-	emit := func(tEnd float64, yEnd []float64, dense bool) error {
-		if s.Output == nil {
-			return nil
-		}
-		if len(s.OutputTimes) == 0 {
-			return s.Output(tEnd, yEnd)
-		}
-		for nextOut < len(s.OutputTimes) && dir*(s.OutputTimes[nextOut]-tEnd) <= 0 {
-			to := s.OutputTimes[nextOut]
-			nextOut++
-			yo := yEnd
-			if dense && to != tEnd {
-				it.interpolate(it.yout, to)
-				yo = it.yout
-			}
-			if err := s.Output(to, yo); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-
-	f(it.k1, t, y)
-	st.FuncEvals++
-	if !param.AllFinite(it.k1) {
-		it.res.Status = outcome.NonFinite
-		return nil
-	}
-	it.armEvents(t, y)
-	if err := emit(t, y, false); err != nil {
-		it.res.Status = outcome.OutputStop
+	it.nextOut = 0
+	h, maxStep, ended, err := it.begin(y, t0, t1, dir)
+	if ended {
 		return err
 	}
-	if t0 == t1 {
-		it.res.Status = outcome.Converged
-		return nil
-	}
-
-	maxStep := s.MaxStep
-	if maxStep == 0 {
-		maxStep = math.Abs(t1 - t0)
-	}
-	var h float64
-	switch {
-	case s.FixedStep > 0:
-		h = s.FixedStep
-	case s.InitialStep > 0:
-		h = math.Min(s.InitialStep, maxStep)
-	default:
-		h = it.initialStep(y, t, dir, maxStep)
-	}
-	h *= dir
-
-	facOld := 1e-4
-	rejectedLast := false
-	nanRejects := 0
+	t := t0
+	ctl := controller{facOld: 1e-4}
 	zeroLength := 0
-	attempts := 0
-	for {
+	for attempts := 0; ; attempts++ {
 		if attempts >= s.MaxSteps {
 			it.res.Status = outcome.StepLimit
 			it.res.T = t
 			return nil
 		}
-		attempts++
 		if s.FixedStep == 0 && math.Abs(h) <= 16*epsilon*math.Abs(t) {
 			it.res.T = t
-			if nanRejects > 0 {
+			if ctl.nanRejects > 0 {
 				// The steps shrank because f kept returning non-finite
 				// values: that, not stiffness, is the cause.
 				it.res.Status = outcome.NonFinite
@@ -264,59 +211,12 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		}
 		it.stages(y, t, h)
 		st.FuncEvals += 6
-
-		var errNorm float64
-		if s.FixedStep == 0 {
-			errNorm = it.errorNorm(y, h)
-			if math.IsNaN(errNorm) || math.IsInf(errNorm, 0) {
-				// A non-finite error estimate usually means the step left
-				// the domain of f: shrink hard, but give up eventually.
-				nanRejects++
-				st.Rejected++
-				if nanRejects > 12 {
-					it.res.Status = outcome.NonFinite
-					it.res.T = t
-					return nil
-				}
-				h *= 0.1
-				rejectedLast = true
-				continue
-			}
-		} else if !param.AllFinite(it.ynew) || !param.AllFinite(it.k7) {
-			it.res.Status = outcome.NonFinite
-			it.res.T = t
-			return nil
-		}
-		nanRejects = 0
-
-		fac11 := math.Pow(errNorm, expo1)
-		if errNorm > 1 {
-			// Rejected step.
-			st.Rejected++
-			h /= math.Min(1/facMin, fac11/safety)
-			rejectedLast = true
+		hNew, v := it.judge(&ctl, y, h, dir, maxStep)
+		switch v {
+		case rejected:
+			h = hNew
 			continue
-		}
-
-		// Accepted step.
-		var hNew float64
-		if s.FixedStep == 0 {
-			fac := fac11 / math.Pow(facOld, beta)
-			fac = math.Max(1/facMax, math.Min(1/facMin, fac/safety))
-			hNew = h / fac
-			facOld = math.Max(errNorm, 1e-4)
-			if rejectedLast {
-				hNew = dir * math.Min(math.Abs(hNew), math.Abs(h))
-			}
-			if math.Abs(hNew) > maxStep {
-				hNew = dir * maxStep
-			}
-		} else {
-			hNew = dir * s.FixedStep
-		}
-		rejectedLast = false
-		if !param.AllFinite(it.k7) {
-			it.res.Status = outcome.NonFinite
+		case failed:
 			it.res.T = t
 			return nil
 		}
@@ -324,104 +224,26 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		if last {
 			tNew = t1
 		}
-		st.Steps++
-		if a := math.Abs(h); st.MinStep == 0 || a < st.MinStep {
-			st.MinStep = a
-		}
-		st.LastStep = math.Abs(h)
-		if len(it.p.Events) > 0 || len(s.OutputTimes) > 0 {
-			it.prepareDense(y, t, h)
-		}
+		it.countStep(y, t, h)
 
 		// Events inside (t, tNew].
 		if idx, te := it.findEvent(t, tNew, dir); idx >= 0 {
-			it.interpolate(it.yout, te)
-			if err := emit(te, it.yout, true); err != nil {
-				copy(y, it.yout)
-				it.res.T = te
-				it.res.Status = outcome.OutputStop
-				return err
-			}
-			copy(y, it.yout)
 			if te == t {
 				zeroLength++
-				if zeroLength > 100 {
-					it.res.T = t
-					it.res.Status = outcome.EventLoop
-					return nil
-				}
 			} else {
 				zeroLength = 0
 			}
-			t = te
-			// Handle the located event and every other event that is also
-			// past its crossing at te (simultaneous crossings, such as two
-			// identical components reaching a surface together), in index
-			// order; each handler sees the previous ones' changes.
-			act := Continue
-			for j, ev := range it.p.Events {
-				if j != idx && !(after(ev.Direction, it.ref[j], it.gNew[j]) && after(ev.Direction, it.ref[j], ev.G(t, y))) {
-					continue
-				}
-				st.Events++
-				it.res.Events = append(it.res.Events, EventRecord{Index: j, T: te})
-				a := Stop
-				if ev.Handle != nil {
-					a = ev.Handle(t, y)
-				}
-				if a == Stop {
-					act = Stop
-				}
+			if ended, err := it.event(y, idx, t, te, t1, dir, zeroLength); ended {
+				return err
 			}
-			if act == Stop {
-				it.res.T = t
-				it.res.Status = outcome.EventStop
-				return nil
-			}
-			// Restart: f may have changed.
-			f(it.k1, t, y)
-			st.FuncEvals++
-			if !param.AllFinite(y) || !param.AllFinite(it.k1) {
-				it.res.T = t
-				it.res.Status = outcome.NonFinite
-				return nil
-			}
-			it.armEvents(t, y)
-			if s.Step != nil {
-				if err := s.Step(t, y); err != nil {
-					it.res.T = t
-					it.res.Status = outcome.OutputStop
-					return err
-				}
-			}
-			if t == t1 {
-				it.res.T = t
-				it.res.Status = outcome.Converged
-				return nil
-			}
-			h = hNew
+			t, h = te, hNew
 			continue
 		}
 		zeroLength = 0
-
-		if err := emit(tNew, it.ynew, true); err != nil {
-			copy(y, it.ynew)
-			it.res.T = tNew
-			it.res.Status = outcome.OutputStop
+		if err := it.advance(y, tNew, dir); err != nil {
 			return err
 		}
-		copy(y, it.ynew)
-		it.k1, it.k7 = it.k7, it.k1 // first same as last
-		copy(it.gPrev, it.gNew)
-		it.updateRefs()
 		t = tNew
-		if s.Step != nil {
-			if err := s.Step(t, y); err != nil {
-				it.res.T = t
-				it.res.Status = outcome.OutputStop
-				return err
-			}
-		}
 		if last {
 			it.res.T = t
 			it.res.Status = outcome.Converged
@@ -429,6 +251,243 @@ func (it *Integrator) integrate(y []float64, t0, t1, dir float64) error {
 		}
 		h = hNew
 	}
+}
+
+// begin evaluates f at the start, arms the events and emits the start;
+// it returns the first step (signed) and the largest step, or ended when
+// the integration ended at t0 (Status set).
+func (it *Integrator) begin(y []float64, t0, t1, dir float64) (h, maxStep float64, ended bool, err error) {
+	s := &it.s
+	it.p.Func(it.k1, t0, y)
+	it.res.Stats.FuncEvals++
+	if !param.AllFinite(it.k1) {
+		it.res.Status = outcome.NonFinite
+		return 0, 0, true, nil
+	}
+	it.armEvents(t0, y)
+	if err := it.emit(t0, y, false, dir); err != nil {
+		it.res.Status = outcome.OutputStop
+		return 0, 0, true, err
+	}
+	if t0 == t1 {
+		it.res.Status = outcome.Converged
+		return 0, 0, true, nil
+	}
+	maxStep = s.MaxStep
+	if maxStep == 0 {
+		maxStep = math.Abs(t1 - t0)
+	}
+	switch {
+	case s.FixedStep > 0:
+		h = s.FixedStep
+	case s.InitialStep > 0:
+		h = math.Min(s.InitialStep, maxStep)
+	default:
+		h = it.initialStep(y, t0, dir, maxStep)
+	}
+	return h * dir, maxStep, false, nil
+}
+
+// emit calls Output for the requested times up to tEnd (inclusive), using
+// the dense output of the current step, or, without requested times, at
+// tEnd with state yEnd.
+func (it *Integrator) emit(tEnd float64, yEnd []float64, dense bool, dir float64) error {
+	s := &it.s
+	if s.Output == nil {
+		return nil
+	}
+	if len(s.OutputTimes) == 0 {
+		return s.Output(tEnd, yEnd)
+	}
+	for it.nextOut < len(s.OutputTimes) && dir*(s.OutputTimes[it.nextOut]-tEnd) <= 0 {
+		to := s.OutputTimes[it.nextOut]
+		it.nextOut++
+		yo := yEnd
+		if dense && to != tEnd {
+			it.interpolate(it.yout, to)
+			yo = it.yout
+		}
+		if err := s.Output(to, yo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verdict is the error controller's judgement of an attempted step.
+type verdict int
+
+const (
+	accepted verdict = iota
+	rejected         // retry with the returned step
+	failed           // give up (Status set)
+)
+
+// controller is the step-size controller's memory between attempts.
+type controller struct {
+	facOld       float64 // the last accepted error norm, at least 1e-4
+	rejectedLast bool
+	nanRejects   int // consecutive rejections for a non-finite error estimate
+}
+
+// judge accepts or rejects the attempted step of size h (HNW §II.4, PI
+// control) and returns the next step.
+func (it *Integrator) judge(c *controller, y []float64, h, dir, maxStep float64) (float64, verdict) {
+	s, st := &it.s, &it.res.Stats
+	var errNorm float64
+	if s.FixedStep == 0 {
+		errNorm = it.errorNorm(y, h)
+		if math.IsNaN(errNorm) || math.IsInf(errNorm, 0) {
+			// A non-finite error estimate usually means the step left
+			// the domain of f: shrink hard, but give up eventually.
+			c.nanRejects++
+			st.Rejected++
+			if c.nanRejects > 12 {
+				it.res.Status = outcome.NonFinite
+				return h, failed
+			}
+			c.rejectedLast = true
+			return h * 0.1, rejected
+		}
+	} else if !param.AllFinite(it.ynew) || !param.AllFinite(it.k7) {
+		it.res.Status = outcome.NonFinite
+		return h, failed
+	}
+	c.nanRejects = 0
+
+	fac11 := math.Pow(errNorm, expo1)
+	if errNorm > 1 {
+		st.Rejected++
+		c.rejectedLast = true
+		return h / math.Min(1/facMin, fac11/safety), rejected
+	}
+	var hNew float64
+	if s.FixedStep == 0 {
+		fac := fac11 / math.Pow(c.facOld, beta)
+		fac = math.Max(1/facMax, math.Min(1/facMin, fac/safety))
+		hNew = h / fac
+		c.facOld = math.Max(errNorm, 1e-4)
+		if c.rejectedLast {
+			hNew = dir * math.Min(math.Abs(hNew), math.Abs(h))
+		}
+		if math.Abs(hNew) > maxStep {
+			hNew = dir * maxStep
+		}
+	} else {
+		hNew = dir * s.FixedStep
+	}
+	c.rejectedLast = false
+	if !param.AllFinite(it.k7) {
+		it.res.Status = outcome.NonFinite
+		return hNew, failed
+	}
+	return hNew, accepted
+}
+
+// countStep records an accepted step of size h from (t, y) in the
+// statistics and prepares its dense output when events or output times
+// need it.
+func (it *Integrator) countStep(y []float64, t, h float64) {
+	st := &it.res.Stats
+	st.Steps++
+	if a := math.Abs(h); st.MinStep == 0 || a < st.MinStep {
+		st.MinStep = a
+	}
+	st.LastStep = math.Abs(h)
+	if len(it.p.Events) > 0 || len(it.s.OutputTimes) > 0 {
+		it.prepareDense(y, t, h)
+	}
+}
+
+// event handles the event idx located at te in the step from t: the state
+// moves to the crossing, every event also past its crossing there is
+// handled, and the integration restarts at te. zeroLength counts the
+// successive events located at the start of their step. It reports
+// whether the integration ended (Status set): stopped by a handler, the
+// output or Step, a non-finite state, an event loop, or at t1.
+func (it *Integrator) event(y []float64, idx int, t, te, t1, dir float64, zeroLength int) (bool, error) {
+	s, st := &it.s, &it.res.Stats
+	it.interpolate(it.yout, te)
+	if err := it.emit(te, it.yout, true, dir); err != nil {
+		copy(y, it.yout)
+		it.res.T = te
+		it.res.Status = outcome.OutputStop
+		return true, err
+	}
+	copy(y, it.yout)
+	if zeroLength > 100 {
+		it.res.T = t
+		it.res.Status = outcome.EventLoop
+		return true, nil
+	}
+	t = te
+	// Handle the located event and every other event that is also past
+	// its crossing at te (simultaneous crossings, such as two identical
+	// components reaching a surface together), in index order; each
+	// handler sees the previous ones' changes.
+	act := Continue
+	for j, ev := range it.p.Events {
+		if j != idx && !(after(ev.Direction, it.ref[j], it.gNew[j]) && after(ev.Direction, it.ref[j], ev.G(t, y))) {
+			continue
+		}
+		st.Events++
+		it.res.Events = append(it.res.Events, EventRecord{Index: j, T: te})
+		a := Stop
+		if ev.Handle != nil {
+			a = ev.Handle(t, y)
+		}
+		if a == Stop {
+			act = Stop
+		}
+	}
+	it.res.T = t
+	if act == Stop {
+		it.res.Status = outcome.EventStop
+		return true, nil
+	}
+	// Restart: f may have changed.
+	it.p.Func(it.k1, t, y)
+	st.FuncEvals++
+	if !param.AllFinite(y) || !param.AllFinite(it.k1) {
+		it.res.Status = outcome.NonFinite
+		return true, nil
+	}
+	it.armEvents(t, y)
+	if s.Step != nil {
+		if err := s.Step(t, y); err != nil {
+			it.res.Status = outcome.OutputStop
+			return true, err
+		}
+	}
+	if t == t1 {
+		it.res.Status = outcome.Converged
+		return true, nil
+	}
+	return false, nil
+}
+
+// advance takes an accepted step without events to tNew: the output, the
+// new state, first-same-as-last, the events' signs and Step. A non-nil
+// error ends the integration (Status OutputStop).
+func (it *Integrator) advance(y []float64, tNew, dir float64) error {
+	if err := it.emit(tNew, it.ynew, true, dir); err != nil {
+		copy(y, it.ynew)
+		it.res.T = tNew
+		it.res.Status = outcome.OutputStop
+		return err
+	}
+	copy(y, it.ynew)
+	it.k1, it.k7 = it.k7, it.k1 // first same as last
+	copy(it.gPrev, it.gNew)
+	it.updateRefs()
+	if it.s.Step != nil {
+		if err := it.s.Step(tNew, y); err != nil {
+			it.res.T = tNew
+			it.res.Status = outcome.OutputStop
+			return err
+		}
+	}
+	return nil
 }
 
 const epsilon = 0x1p-52

@@ -90,21 +90,23 @@ func TestEveryEntryPoint(t *testing.T) {
 		{"bestofd.Refined", call(bestofd.Refined(live)), outcome.Exact},
 		{"bestofd.Attractor", call(bestofd.Attractor(&bestofd.PeriodicUpdate{D: 2, Load: 0.5, Period: 5}, nil)), outcome.FixedPoint},
 		{"jackson.Solve", call(jackson.Solve(&jackson.JIQ{Servers: 100, Load: 0.9, Alpha: alpha})), outcome.Exact},
-		{"sim.Run", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, &sim.Settings{Jobs: 1000, Reps: 2})), outcome.Completed},
+		{"sim.Run", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, nil)), outcome.PrecisionReached},
+		{"sim.Run, a transient", call(sim.Run(&sim.Model{Servers: 10, Load: 0.5}, &sim.Settings{Jobs: 1000, Reps: 2, Transient: true})), outcome.Completed},
 		{"tipping.Simulate", call(tipping.Simulate(&tipping.Model{Dispatchers: 5, Load: 0.9, Servers: 20},
 			&tipping.Settings{Scaled: []float64{0.5, 8}, Reps: 4, Horizon: 20})), outcome.Converged},
 		{"validate.Run", call(validate.Run(&validate.Settings{Quick: true, Filter: regexp.MustCompile("^jiq-theorem1$")})), outcome.Completed},
 	}
 	for _, c := range cases {
-		if c.ran.err != nil {
-			t.Errorf("%s: %v", c.name, c.ran.err)
-			continue
-		}
-		for _, o := range outcomes(t, c.ran.res) {
-			if o.Status != c.want || o.Err() != nil || o.Evaluations < 0 || o.Elapsed <= 0 {
-				t.Errorf("%s: %v (want %v), %d evaluations in %v", c.name, o.Status, c.want, o.Evaluations, o.Elapsed)
+		t.Run(c.name, func(t *testing.T) {
+			if c.ran.err != nil {
+				t.Fatal(c.ran.err)
 			}
-		}
+			for _, o := range outcomes(t, c.ran.res) {
+				if o.Status != c.want || o.Err() != nil || o.Evaluations < 0 || o.Elapsed <= 0 {
+					t.Errorf("%s: %v (want %v), %d evaluations in %v", c.name, o.Status, c.want, o.Evaluations, o.Elapsed)
+				}
+			}
+		})
 	}
 }
 
@@ -125,16 +127,17 @@ func TestEndingEarlyIsAStatus(t *testing.T) {
 		{"fixedpoint.Solve in 3 iterations", call(fixedpoint.Solve(func(dst, x []float64) error { dst[0], dst[1] = x[1], x[0]; return nil },
 			[]float64{1, 0}, &fixedpoint.Settings{MaxIter: 3})), outcome.IterationLimit},
 		{"sim.Run to a precision it cannot reach", call(sim.Run(&sim.Model{Servers: 5, Load: 0.5},
-			&sim.Settings{Jobs: 100, Reps: 2, RelPrecision: 1e-9, MaxReps: 4})), outcome.NotConverged},
+			&sim.Settings{Budget: 200_000, RelPrecision: 1e-6})), outcome.BudgetReached},
 	} {
-		if c.ran.err != nil {
-			t.Errorf("%s: %v", c.name, c.ran.err)
-			continue
-		}
-		for _, o := range outcomes(t, c.ran.res) {
-			if o.Status != c.want || o.Status.OK() || o.Err() == nil {
-				t.Errorf("%s: %v, want %v", c.name, o.Status, c.want)
+		t.Run(c.name, func(t *testing.T) {
+			if c.ran.err != nil {
+				t.Fatal(c.ran.err)
 			}
-		}
+			for _, o := range outcomes(t, c.ran.res) {
+				if o.Status != c.want || o.Status.OK() || o.Err() == nil {
+					t.Errorf("%s: %v, want %v", c.name, o.Status, c.want)
+				}
+			}
+		})
 	}
 }

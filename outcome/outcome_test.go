@@ -60,11 +60,14 @@ func TestStableNames(t *testing.T) {
 		outcome.FixedPoint: "fixed_point", outcome.Cycle: "cycle", outcome.NotSettled: "not_settled",
 		outcome.EdgeFound: "edge", outcome.NoEdge: "no_edge", outcome.AboveRange: "above_range",
 		outcome.NotConverged: "not_converged", outcome.Interrupted: "interrupted",
-		outcome.InvalidResult: "invalid_result",
+		outcome.InvalidResult: "invalid_result", outcome.PrecisionReached: "precision_reached",
+		outcome.BudgetReached: "budget_reached", outcome.NotSteady: "not_steady",
 	} {
-		if s.Name() != want {
-			t.Errorf("%d is %q, want %q", s, s.Name(), want)
-		}
+		t.Run(s.Name(), func(t *testing.T) {
+			if s.Name() != want {
+				t.Errorf("%d is %q, want %q", s, s.Name(), want)
+			}
+		})
 	}
 }
 

@@ -45,6 +45,10 @@ const (
 	// OutputStop: an integration was stopped on purpose by its output
 	// function.
 	OutputStop
+	// PrecisionReached: a steady-state simulation found its steady state
+	// and its confidence intervals met their precision (a sequential run
+	// stopped there, or a run of fixed length happened to meet it).
+	PrecisionReached
 
 	// NotSettled: an iteration or integration ran to its limit without
 	// settling on a fixed point, a cycle or a steady state.
@@ -63,6 +67,14 @@ const (
 	// AboveRange: the answer lies above the range searched (a finite-N
 	// edge where the system tips even at the top of the range).
 	AboveRange
+	// BudgetReached: a steady-state simulation spent its budget (or its
+	// fixed length) without meeting its precision: its estimates are
+	// steady-state estimates, with intervals wider than asked for.
+	BudgetReached
+	// NotSteady: a steady-state simulation found no steady state inside
+	// its run (the transient it detected lasts more than half of it): it
+	// has no steady-state estimate to give.
+	NotSteady
 
 	// Diverged: the residual grew without bound.
 	Diverged
@@ -101,12 +113,15 @@ var names = [numStatuses]string{
 	NoEdge:            "no_edge",
 	EventStop:         "event_stop",
 	OutputStop:        "output_stop",
+	PrecisionReached:  "precision_reached",
 	NotSettled:        "not_settled",
 	NotConverged:      "not_converged",
 	IterationLimit:    "iteration_limit",
 	StepLimit:         "step_limit",
 	TruncationLimit:   "truncation_limit",
 	AboveRange:        "above_range",
+	BudgetReached:     "budget_reached",
+	NotSteady:         "not_steady",
 	Diverged:          "diverged",
 	NonFinite:         "non_finite",
 	Stalled:           "stalled",
@@ -129,12 +144,15 @@ var words = [numStatuses]string{
 	NoEdge:            "no edge",
 	EventStop:         "stopped by an event",
 	OutputStop:        "stopped by the output",
+	PrecisionReached:  "precision reached",
 	NotSettled:        "not settled",
 	NotConverged:      "not converged",
 	IterationLimit:    "iteration limit",
 	StepLimit:         "step limit",
 	TruncationLimit:   "truncation limit",
 	AboveRange:        "above the range searched",
+	BudgetReached:     "budget reached",
+	NotSteady:         "not steady",
 	Diverged:          "diverged",
 	NonFinite:         "non-finite value",
 	Stalled:           "stalled",
@@ -185,14 +203,14 @@ func (s *Status) UnmarshalText(b []byte) error {
 }
 
 // OK reports whether the computation delivered its answer: Converged,
-// Exact, Completed, FixedPoint, Cycle, EdgeFound, NoEdge, EventStop and
-// OutputStop.
-func (s Status) OK() bool { return s >= Converged && s <= OutputStop }
+// Exact, Completed, FixedPoint, Cycle, EdgeFound, NoEdge, EventStop,
+// OutputStop and PrecisionReached.
+func (s Status) OK() bool { return s >= Converged && s <= PrecisionReached }
 
 // Limit reports whether the computation stopped at a limit without its
-// answer (NotSettled … AboveRange): more iterations, steps, run length or a
+// answer (NotSettled … NotSteady): more iterations, steps, run length or a
 // wider range might give it.
-func (s Status) Limit() bool { return s >= NotSettled && s <= AboveRange }
+func (s Status) Limit() bool { return s >= NotSettled && s <= NotSteady }
 
 // Err returns nil when OK and a *StatusError otherwise.
 func (s Status) Err() error {

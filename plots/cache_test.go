@@ -23,32 +23,38 @@ func TestCache(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v", d, err)
 	}
 	for name, other := range map[string]*Settings{"seed": {Seed: 7}, "quick": {Seed: 1, Quick: true}} {
-		var me *CacheMismatchError
-		if _, err := readCache(path, "exchange", other, check); !errors.As(err, &me) {
-			t.Errorf("%s differs: %v, want a mismatch", name, err)
-		}
+		t.Run(name+" differs", func(t *testing.T) {
+			var me *CacheMismatchError
+			if _, err := readCache(path, "exchange", other, check); !errors.As(err, &me) {
+				t.Errorf("%v, want a mismatch", err)
+			}
+		})
 	}
 	var me *CacheMismatchError
 	if _, err := readCache(path, "edge", s, check); !errors.As(err, &me) {
 		t.Errorf("another figure's cache: %v", err)
 	}
 	for name, text := range map[string]string{"empty object": "{}", "not JSON": "{", "old format": `{"load": 0.9}`} {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readCache(path, "exchange", s, check); !errors.As(err, &me) {
-			t.Errorf("%s: %v, want a mismatch", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := readCache(path, "exchange", s, check); !errors.As(err, &me) {
+				t.Errorf("%v, want a mismatch", err)
+			}
+		})
 	}
 	// Right envelope, data that cannot be drawn: computed again.
 	for _, data := range []string{`{}`, `null`, `{"nu": [0, 1], "blocking": [0.4]}`} {
-		text := `{"cache_version": 1, "figure": "exchange", "quick": false, "seed": 1, "data": ` + data + `}`
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if d, err := readCache(path, "exchange", s, check); d != nil || err != nil {
-			t.Errorf("data %s: %+v, %v; want nil, nil (recompute)", data, d, err)
-		}
+		t.Run("data "+data, func(t *testing.T) {
+			text := `{"cache_version": 1, "figure": "exchange", "quick": false, "seed": 1, "data": ` + data + `}`
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if d, err := readCache(path, "exchange", s, check); d != nil || err != nil {
+				t.Errorf("%+v, %v; want nil, nil (recompute)", d, err)
+			}
+		})
 	}
 	// Nothing half-written is left beside the file.
 	if err := writeCache(path, "exchange", s, good); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -162,36 +163,9 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 		"dispatchers k", "scaled tipping edge T*·(1 − λ)²  (service times)")
 	p.X.Tick.Marker = linTicks{integer: true}
 	lg := newLegend(1)
-	byLoad := map[float64][]EdgePoint{}
-	for _, pt := range d.Points {
-		byLoad[pt.Load] = append(byLoad[pt.Load], pt)
-	}
-	var loads []float64
-	for l := range byLoad {
-		loads = append(loads, l)
-	}
-	sort.Float64s(loads)
-	kmin, kmax := 2.0, 2.0
-	for i, l := range loads {
-		var xs, ys []float64
-		for _, pt := range byLoad[l] {
-			kmin, kmax = math.Min(kmin, float64(pt.K)), math.Max(kmax, float64(pt.K))
-			if pt.Found {
-				xs, ys = append(xs, float64(pt.K)), append(ys, pt.Scaled)
-			}
-		}
-		if len(xs) == 0 {
-			continue
-		}
-		line, err := addLine(p, i+1, xs, ys)
-		if err != nil {
-			return nil, err
-		}
-		pts, err := addPoints(p, i+1, xs, ys, nil)
-		if err != nil {
-			return nil, err
-		}
-		lg.add(fmt.Sprintf("refresh-period map, λ = %g", l), line, pts)
+	kmin, kmax, err := addMapEdges(p, lg, d.Points)
+	if err != nil {
+		return nil, err
 	}
 	// The reference line 0.9(k − 2).
 	ref, err := addLine(p, 0, []float64{2, kmax}, []float64{0, 0.9 * (kmax - 2)})
@@ -200,26 +174,8 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 	}
 	ref.Width = vg.Points(1)
 	lg.add("rule of thumb 0.9·(k − 2)", ref)
-	for j, b := range d.Sim {
-		// Side by side at k, N = 100 left of N = 800, clear of the map's
-		// markers.
-		x := float64(b.K) + 0.2*(float64(j)-float64(len(d.Sim)-1)/2)
-		if len(d.Sim) == 1 {
-			x += 0.15
-		}
-		pts := newErrorPoints([]float64{x}, []float64{b.Edge}, nil)
-		pts.YErrors[0].Low, pts.YErrors[0].High = b.Edge-b.Lo, b.Hi-b.Edge
-		m, err := addErrorPoints(p, 4+j, pts)
-		if err != nil {
-			return nil, err
-		}
-		m.Radius = vg.Points(3.5)
-		lg.add(fmt.Sprintf("simulation, N = %s, λ = %g", thousands(b.N), b.Load), m.thumbs()...)
-	}
-	lg.note("map: the N → ∞ limit")
-	if len(d.Sim) > 0 {
-		lg.note(fmt.Sprintf("simulation: P(tip within %d periods) = ½,", d.Sim[0].Horizon))
-		lg.note(fmt.Sprintf("  with its 95%% interval; set beside k = %d", d.Sim[0].K))
+	if err := addSimEdges(p, lg, d.Sim); err != nil {
+		return nil, err
 	}
 	labels, err := plotter.NewLabels(plotter.XYLabels{
 		XYs:    plotter.XYs{{X: 6.3, Y: 1.4}, {X: 2.9, Y: 5.6}, {X: kmin - 0.35, Y: 7.3}},
@@ -237,4 +193,68 @@ func EdgeFigure(d *EdgeData) (*Figure, error) {
 	pad(&p.Y, 0.02)
 	p.Y.Min = 0
 	return single("edge", panel{p: p, legend: lg}, 26*vg.Centimeter, 14*vg.Centimeter), nil
+}
+
+// addMapEdges adds the map's edges, a line with markers per load in
+// increasing order, and returns the range of k.
+func addMapEdges(p *plot.Plot, lg *legendBox, points []EdgePoint) (kmin, kmax float64, err error) {
+	byLoad := map[float64][]EdgePoint{}
+	for _, pt := range points {
+		byLoad[pt.Load] = append(byLoad[pt.Load], pt)
+	}
+	var loads []float64
+	for l := range byLoad {
+		loads = append(loads, l)
+	}
+	sort.Float64s(loads)
+	kmin, kmax = 2.0, 2.0
+	for i, l := range loads {
+		var xs, ys []float64
+		for _, pt := range byLoad[l] {
+			kmin, kmax = math.Min(kmin, float64(pt.K)), math.Max(kmax, float64(pt.K))
+			if pt.Found {
+				xs, ys = append(xs, float64(pt.K)), append(ys, pt.Scaled)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		line, err := addLine(p, i+1, xs, ys)
+		if err != nil {
+			return 0, 0, err
+		}
+		pts, err := addPoints(p, i+1, xs, ys, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		lg.add(fmt.Sprintf("refresh-period map, λ = %g", l), line, pts)
+	}
+	return kmin, kmax, nil
+}
+
+// addSimEdges adds the simulated finite-N edges with their intervals and
+// the legend's notes.
+func addSimEdges(p *plot.Plot, lg *legendBox, sim []EdgeBracket) error {
+	for j, b := range sim {
+		// Side by side at k, N = 100 left of N = 800, clear of the map's
+		// markers.
+		x := float64(b.K) + 0.2*(float64(j)-float64(len(sim)-1)/2)
+		if len(sim) == 1 {
+			x += 0.15
+		}
+		pts := newErrorPoints([]float64{x}, []float64{b.Edge}, nil)
+		pts.YErrors[0].Low, pts.YErrors[0].High = b.Edge-b.Lo, b.Hi-b.Edge
+		m, err := addErrorPoints(p, 4+j, pts)
+		if err != nil {
+			return err
+		}
+		m.Radius = vg.Points(3.5)
+		lg.add(fmt.Sprintf("simulation, N = %s, λ = %g", thousands(b.N), b.Load), m.thumbs()...)
+	}
+	lg.note("map: the N → ∞ limit")
+	if len(sim) > 0 {
+		lg.note(fmt.Sprintf("simulation: P(tip within %d periods) = ½,", sim[0].Horizon))
+		lg.note(fmt.Sprintf("  with its 95%% interval; set beside k = %d", sim[0].K))
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,9 +44,11 @@ func TestTicks(t *testing.T) {
 		{logTicks{}, 0.02, 0.9, "0.02 0.05 0.1 0.2 0.5"},
 		{logTicksAt{values: []float64{1, 4, 10, 30}}, 0.9, 35, "1 4 10 30"},
 	} {
-		if got := strings.Join(labelsOf(c.ticker.Ticks(c.lo, c.hi)), " "); got != c.want {
-			t.Errorf("%T [%v, %v]: %q, want %q", c.ticker, c.lo, c.hi, got, c.want)
-		}
+		t.Run(fmt.Sprintf("%T [%v, %v]", c.ticker, c.lo, c.hi), func(t *testing.T) {
+			if got := strings.Join(labelsOf(c.ticker.Ticks(c.lo, c.hi)), " "); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
 	}
 	// Minor ticks between the labels, none on them.
 	ts := linTicks{}.Ticks(0, 1)

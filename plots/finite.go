@@ -119,28 +119,37 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 		reps = 10
 	}
 	for i := range d.Curves {
-		c := &d.Curves[i]
-		var grid []float64
-		for j := range 8 {
-			grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
-		}
-		n := c.N
-		sc, err := tipping.Simulate(&tipping.Model{Dispatchers: k, Load: load, Servers: c.N}, &tipping.Settings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
-			Horizon: horizon, Seed: seed + uint64(1000*i), Run: outcome.Run{Progress: func(int64, int64, string) { m.add(max(n/12, 1)) }}})
-		if err != nil {
+		if err := simulateTipCurve(d, i, reps, seed+uint64(1000*i), m); err != nil {
 			return nil, err
-		}
-		for _, p := range sc.Points {
-			c.SimScaled = append(c.SimScaled, p.Scaled)
-			c.SimFraction = append(c.SimFraction, p.Fraction)
-			c.SimLo = append(c.SimLo, p.Lo)
-			c.SimHi = append(c.SimHi, p.Hi)
-		}
-		if sc.Status == outcome.Converged {
-			c.SimEdge, c.SimEdgeLo, c.SimEdgeHi = &sc.Edge, &sc.EdgeLo, &sc.EdgeHi
 		}
 	}
 	return d, d.check()
+}
+
+// simulateTipCurve simulates the tipping curve d.Curves[i] at eight
+// periods from 0.95 to 1.30 times the N = ∞ edge and two refinements.
+func simulateTipCurve(d *FiniteEdgeData, i, reps int, seed uint64, m *meter) error {
+	c := &d.Curves[i]
+	var grid []float64
+	for j := range 8 {
+		grid = append(grid, d.Infinite*(0.95+0.05*float64(j)))
+	}
+	n := c.N
+	sc, err := tipping.Simulate(&tipping.Model{Dispatchers: d.K, Load: d.Load, Servers: c.N}, &tipping.Settings{Scaled: grid, Refine: tipPeriods - len(grid), Reps: reps,
+		Horizon: d.Horizon, Seed: seed, Run: outcome.Run{Progress: func(int64, int64, string) { m.add(max(n/12, 1)) }}})
+	if err != nil {
+		return err
+	}
+	for _, p := range sc.Points {
+		c.SimScaled = append(c.SimScaled, p.Scaled)
+		c.SimFraction = append(c.SimFraction, p.Fraction)
+		c.SimLo = append(c.SimLo, p.Lo)
+		c.SimHi = append(c.SimHi, p.Hi)
+	}
+	if sc.Status == outcome.Converged {
+		c.SimEdge, c.SimEdgeLo, c.SimEdgeHi = &sc.Edge, &sc.EdgeLo, &sc.EdgeHi
+	}
+	return nil
 }
 
 // tipPeriods is the number of periods of a simulated tipping curve (a grid
@@ -174,6 +183,20 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
+	left, ll, err := tipPanel(d)
+	if err != nil {
+		return nil, err
+	}
+	right, rl, err := edgeByNPanel(d)
+	if err != nil {
+		return nil, err
+	}
+	return sideBySide("finite-edge", 34*vg.Centimeter, 14*vg.Centimeter, panel{p: left, legend: ll, below: true}, panel{p: right, legend: rl, below: true}), nil
+}
+
+// tipPanel is FiniteEdgeFigure's left panel: the probability of tipping
+// against the scaled period.
+func tipPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
 	left := newPlot(fmt.Sprintf("Stale board, k = %d dispatchers, λ = %g: tipping within %d periods", d.K, d.Load, d.Horizon),
 		"scaled refresh period T·(1 − λ)²  (service times)", "probability of tipping")
 	ll := newLegend(2)
@@ -181,7 +204,7 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	for i, c := range d.Curves {
 		l, err := addLine(left, i+1, c.Scaled, c.Theory)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ll.add(fmt.Sprintf("theory, N = %s", thousands(c.N)), l)
 		pts := newErrorPoints(c.SimScaled, c.SimFraction, nil)
@@ -190,13 +213,13 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 		}
 		m, err := addErrorPoints(left, i+1, pts)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		simThumbs = append(simThumbs, m.thumbs())
 	}
 	inf, err := addLine(left, 0, []float64{d.Infinite, d.Infinite}, []float64{0, 1})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	inf.Width = vg.Points(1)
 	ll.add("N = ∞ edge", inf)
@@ -207,7 +230,12 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	left.Y.Min, left.Y.Max = 0, 1
 	pad(&left.X, 0.02)
 	pad(&left.Y, 0.04)
+	return left, ll, nil
+}
 
+// edgeByNPanel is FiniteEdgeFigure's right panel: the finite-N edge
+// against N, theory, simulated and published.
+func edgeByNPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
 	right := newPlot(fmt.Sprintf("Finite-N edge: where P(tip within %d periods) = ½", d.Horizon), "servers N", "scaled edge T*(N)·(1 − λ)²  (service times)")
 	logAxes(right, "x")
 	rl := newLegend(2)
@@ -217,11 +245,11 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	}
 	tl, err := addLine(right, 1, ns, d.Edge)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tm, err := addPoints(right, 1, ns, d.Edge, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rl.add("theory", tl, tm)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -230,10 +258,22 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 	}
 	il, err := addLine(right, 0, []float64{lo / 1.5, hi * 1.5}, []float64{d.Infinite, d.Infinite})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	il.Width = vg.Points(1)
 	rl.add("N = ∞ edge", il)
+	if err := addEdgeIntervals(right, rl, d); err != nil {
+		return nil, nil, err
+	}
+	rl.note("simulated points set beside their N")
+	right.X.Min, right.X.Max = lo/1.5, hi*1.5
+	pad(&right.Y, 0.04)
+	return right, rl, nil
+}
+
+// addEdgeIntervals adds the simulated edges with their 95% intervals, set
+// right of their N, and the published simulations, left of theirs.
+func addEdgeIntervals(p *plot.Plot, lg *legendBox, d *FiniteEdgeData) error {
 	sim := &errorPoints{}
 	for _, c := range d.Curves {
 		if c.SimEdge != nil {
@@ -242,24 +282,21 @@ func FiniteEdgeFigure(d *FiniteEdgeData) (*Figure, error) {
 		}
 	}
 	if len(sim.XYs) > 0 {
-		m, err := addErrorPoints(right, 2, sim)
+		m, err := addErrorPoints(p, 2, sim)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rl.add("simulation, 95% interval", m.thumbs()...)
+		lg.add("simulation, 95% interval", m.thumbs()...)
 	}
 	pub := &errorPoints{}
-	for _, p := range publishedFinite {
-		pub.XYs = append(pub.XYs, plotter.XY{X: float64(p.N) / 1.1, Y: 0.5 * (p.Lo + p.Hi)})
-		pub.YErrors = append(pub.YErrors, struct{ Low, High float64 }{0.5 * (p.Hi - p.Lo), 0.5 * (p.Hi - p.Lo)})
+	for _, pp := range publishedFinite {
+		pub.XYs = append(pub.XYs, plotter.XY{X: float64(pp.N) / 1.1, Y: 0.5 * (pp.Lo + pp.Hi)})
+		pub.YErrors = append(pub.YErrors, struct{ Low, High float64 }{0.5 * (pp.Hi - pp.Lo), 0.5 * (pp.Hi - pp.Lo)})
 	}
-	m, err := addErrorPoints(right, 3, pub)
+	m, err := addErrorPoints(p, 3, pub)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rl.add("published simulations", m.thumbs()...)
-	rl.note("simulated points set beside their N")
-	right.X.Min, right.X.Max = lo/1.5, hi*1.5
-	pad(&right.Y, 0.04)
-	return sideBySide("finite-edge", 34*vg.Centimeter, 14*vg.Centimeter, panel{p: left, legend: ll, below: true}, panel{p: right, legend: rl, below: true}), nil
+	lg.add("published simulations", m.thumbs()...)
+	return nil
 }

@@ -172,7 +172,7 @@ func computeTrajectoryData(quick bool, seed uint64, m *meter) (*TrajectoryData, 
 	for i := range 41 {
 		d.SimT = append(d.SimT, until*float64(i)/40)
 	}
-	res, err := sim.Run(&sim.Model{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed})
+	res, err := sim.Run(&sim.Model{Servers: d.N, Load: d.Load, Alpha: d.Alpha, Policy: farm.Policy{Kind: farm.JIQBlocking}}, &sim.Settings{Jobs: 1, Warmup: -1, Reps: d.Reps, SampleTimes: d.SimT, Seed: seed, Transient: true})
 	if err != nil {
 		return nil, err
 	}

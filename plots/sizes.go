@@ -169,7 +169,9 @@ func SizeTheoryBySCV(load float64, scvs []float64) ([]SizeTheory, error) {
 // SizeTheoryByAge computes the N → ∞ mean time in system of best of two
 // on a board of age T under PS (the attractor of the periodic-update
 // map, bestofd.Attractor) at load λ, for exponential and SCV-30 sizes, at
-// each of ages.
+// each of ages. The catalogue's sizes figure computes the same curves
+// with progress reports; this is its form for library callers (and the
+// tests).
 func SizeTheoryByAge(load float64, ages []float64) ([]SizeTheory, error) {
 	return sizeTheoryByAge(load, ages, nil)
 }

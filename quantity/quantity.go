@@ -96,12 +96,14 @@ var declared = []Quantity{
 	{"every", "output interval", unitTime, Positive, "interval between the points of a trajectory"},
 	{"rtol", "relative tolerance", "", Positive, "relative error tolerance of the integrator"},
 	{"seed", "random seed", "", Count, "seed of every random number of a simulation"},
-	{"jobs", "jobs per replication", "jobs", Count, "measured jobs per replication"},
-	{"warmup", "warm-up jobs", "jobs", Count, "jobs simulated before the measurement starts"},
+	{"jobs", "jobs per replication", "jobs", Count, "observed jobs per replication of a run of fixed length (0: run to the precision)"},
+	{"warmup", "warm-up jobs", "jobs", Count, "jobs deleted as the initial transient (MSER-5 truncation), all replications together"},
+	{"deleted", "jobs deleted", "jobs", Count, "jobs per replication deleted before any analysis"},
+	{"budget", "budget", "jobs", Count, "most jobs a run to the precision observes, all replications together"},
 	{"reps", "replications", "", Count, "independent replications (or runs per simulated period)"},
 	{"level", "confidence level", "", Level, "confidence level of half_width"},
-	{"rel_precision", "relative precision", "", NonNegative, "target half-width of the mean time in system, relative to it"},
-	{"max_reps", "most replications", "", Count, "replications at most, with a precision target"},
+	{"rel_precision", "relative precision", "", NonNegative, "relative error of the mean time in system aimed at"},
+	{"relaxation_time", "relaxation time", unitTime, NonNegative, "the planner's relaxation time of a server's queue (Whitt's heavy-traffic approximation)"},
 	{"correlation_age", "correlation age", unitTime, NonNegative, "lag at which a server's queue length is correlated with itself"},
 
 	// Times, counts and probabilities the models compute.
@@ -166,7 +168,7 @@ var declared = []Quantity{
 	// The trap door: the critical push and the mechanism.
 	{"push", "push", "", Text, "a disturbance of the farm (farm.Push words)"},
 	{"on_balanced", "on the balanced state", "", Text, "whether the push lands on the balanced fixed point itself"},
-	{"difference", "difference d", unitJobs, Positive, "the difference on half the servers whose one-refresh response is reported"},
+	{"half_difference", "difference d", unitJobs, Positive, "the difference on half the servers whose one-refresh response is reported"},
 	{"critical", "critical push b*", unitJobs, NonNegative, "smallest push of its family whose orbit ends in the herd, in jobs per server hit"},
 	{"critical_scaled", "b*/T", "", NonNegative, "the critical push in units of the refresh period"},
 	{"push_bracket", "push bracket", unitJobs, NonNegative, "[largest push found to recover, smallest found to tip]"},
@@ -182,13 +184,28 @@ var declared = []Quantity{
 	{"top_up", "top-up factor", "", Real, "−(k − 1): a difference's factor before any drain"},
 	{"drained", "share drained", "", Real, "1 − response_factor/top_up: the share of the overshoot gone by the next refresh"},
 
+	// Policies on a board and the crossing of two policies' curves.
+	{"averaged", "periods averaged", "refresh periods", Count, "refresh periods a board policy's values are averaged over (1 for a fixed point)"},
+	{"work", "state updates", "", Count, "server states updated in uniformised steps, the unit of a periodic board's cost"},
+	{"work_estimate", "estimated state updates", "", NonNegative, "the state updates estimated before the run"},
+	{"versus_sojourn", "other policy's mean time in system", unitTime, Sojourn, "mean time in system of the policy compared against"},
+	{"difference", "difference of mean times", unitTime, Real, "sojourn minus versus_sojourn"},
+	{"range", "range searched", unitTime, NonNegative, "[lo, hi] refresh periods searched for a crossing"},
+	{"published_range", "published range", unitTime, NonNegative, "[lo, hi] grid cell in which a published simulation found the crossing"},
+
 	// Estimates and statistics.
 	{"mean", "mean", "", Real, "a mean (the estimate's quantity gives its unit)"},
 	{"ci95", "95% half-width", "", NonNegative, "half-width of the 95% interval (or the interval itself, [lo, hi])"},
 	{"half_width", "half-width", "", NonNegative, "half-width of the interval at level"},
 	{"half_width_999", "99.9% half-width", "", NonNegative, "half-width of the 99.9% interval a check uses"},
 	{"samples", "samples", "", Count, "independent means the interval is computed from"},
-	{"rounds", "rounds", "", Count, "rounds of replications run"},
+	{"lower", "lower bound", "", Real, "lower end of the interval at level"},
+	{"upper", "upper bound", "", Real, "upper end of the interval at level"},
+	{"batches", "batch means", "", Count, "batch means the steady-state interval is formed from"},
+	{"batch_size", "batch size", "jobs", NonNegative, "mean number of jobs per batch"},
+	{"effective_jobs", "jobs used", "jobs", Count, "jobs a steady-state estimate uses (after the warm-up)"},
+	{"analyses", "analyses", "", Count, "times the sequential procedure analysed the replications"},
+	{"needed_jobs", "jobs needed", "jobs", Count, "about the jobs in all that would reach the precision (0 when reached)"},
 	{"theory", "theory", "", Real, "a theoretical value checked"},
 	{"allow", "allowance", "", NonNegative, "model error a check allows beyond the interval"},
 	{"jobs_measured", "jobs measured", "jobs", Count, "measured jobs in all replications"},
@@ -210,6 +227,7 @@ var declared = []Quantity{
 	{"tasks", "tasks", "", Count, "tasks of a sweep"},
 	{"remaining", "remaining", "", Count, "tasks not yet run"},
 	{"lines", "lines", "", Count, "lines of a results file"},
+	{"unknown", "unknown lines", "", Count, "lines of a results file whose task is not in the sweep's grid"},
 	{"ok", "ok", "", Count, "tasks that succeeded"},
 	{"schema_version", "schema version", "", Count, "version of the JSON documents"},
 }
@@ -224,6 +242,9 @@ var textual = []string{
 	"empty_pools", "tokens_determined", "zero_limit", "confirm", "simulate", "replacement",
 	"precision_reached", "partial", "empty", "above_ok", "below_tipped", "switches", "sim",
 	"checks", "case", "source", "quantity", "pass", "quick", "interrupted",
+	"reason", "violations", "path", "invariant", "values", "ignored",
+	"steady", "independent", "warnings",
+	"approximate", "versus_policy", "correlations", "staleness", "inside",
 }
 
 var byName = func() map[string]Quantity {

@@ -18,7 +18,7 @@ import (
 func TestEveryReportFieldDeclared(t *testing.T) {
 	for _, doc := range []any{
 		report.Edge{}, report.Map{}, report.JIQ{}, report.JIQTrajectory{}, report.Jackson{},
-		report.Meanfield{}, report.Sim{}, report.Validate{}, report.SweepStatus{}, report.BuildInfo{},
+		report.Meanfield{}, report.Sim{}, report.Validate{}, report.SweepStatus{}, report.BuildInfo{}, report.Refusal{},
 	} {
 		typ := reflect.TypeOf(doc)
 		t.Run(typ.Name(), func(t *testing.T) {

@@ -1,6 +1,7 @@
 package queues
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -42,8 +43,10 @@ type CrossingResult struct {
 	// every grid point (the crossing, if any, is above hi); NoEdge when f
 	// is above g already at lo (no crossing from below in the range);
 	// NonFinite when a curve gave NaN or ±Inf; IterationLimit when
-	// MaxEval evaluations did not reach XTol; Interrupted. Evaluations
-	// counts the points at which both curves were evaluated.
+	// MaxEval evaluations did not reach XTol; Interrupted when the Context
+	// ended or a curve returned an *outcome.StatusError with Status
+	// Interrupted (Grid and Diff then hold the points finished).
+	// Evaluations counts the points at which both curves were evaluated.
 	outcome.Outcome
 	// X is the crossing (the midpoint of Bracket), F and G the curves'
 	// values there.
@@ -108,6 +111,15 @@ func Crossing(f, g Curve, lo, hi float64, s *CrossingSettings) (*CrossingResult,
 	done := func(st outcome.Status) (*CrossingResult, error) {
 		res.Status = st
 		res.Elapsed = time.Since(start)
+		var se *outcome.StatusError
+		if errors.As(evalErr, &se) && se.Status == outcome.Interrupted {
+			// A curve stopped by the run's context: what was finished is
+			// the answer so far.
+			res.Status, evalErr = outcome.Interrupted, nil
+			if n := len(res.Diff); n > 0 && !param.Finite(res.Diff[n-1]) {
+				res.Grid, res.Diff = res.Grid[:n-1], res.Diff[:n-1]
+			}
+		}
 		if evalErr != nil {
 			return nil, evalErr
 		}

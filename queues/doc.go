@@ -92,9 +92,14 @@
 //
 // Crossing(f, g, lo, hi) finds where a policy's curve f first rises
 // above another's g, by a grid scan and Brent's zeroin on the first sign
-// change. The board policies' curves come from meanfield/bestofd's
-// periodic-update attractor; Constant wraps the policies that do not
-// depend on T (random, round robin).
+// change. NewPolicyCurve makes a policy's curve in the refresh period T:
+// the board policies' from meanfield/bestofd's periodic-update attractor
+// (N → ∞; an orbit that does not settle gives the average of its last
+// periods, and the curve records so), the others' as the constant they
+// are (random, round robin, least work and least loaded at N servers,
+// best of d on live counts). StalenessStudy holds the four tables of the
+// study "Sharing Servers Don't Mind the Giant" and SolveStaleness
+// computes a cell from theory (fluid meanfield --staleness).
 //
 // References: L. Kleinrock, Queueing Systems, vols. 1–2, Wiley 1975–76;
 // J. W. Cohen, The Single Server Queue, North-Holland 1982; M. F. Neuts,

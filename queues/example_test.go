@@ -62,3 +62,27 @@ func ExampleCrossing() {
 	fmt.Printf("%v at %.5f\n", r.Status, r.X)
 	// Output: edge found at 1.41421
 }
+
+// A staleness budget: the refresh period from which least loaded on a
+// board (the N → ∞ periodic-update attractor) does worse than round
+// robin at N = 100, exponential sizes.
+func ExampleNewPolicyCurve() {
+	f := queues.Farm{Servers: 100, Load: 0.9}
+	ll, err := queues.NewPolicyCurve(farm.Policy{Kind: farm.BoardJSQ}, f, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rr, err := queues.NewPolicyCurve(farm.Policy{Kind: farm.RoundRobin}, f, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := queues.Crossing(ll.Curve(), rr.Curve(), 0.25, 50, &queues.CrossingSettings{Grid: 10, XTol: 1e-3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v at T = %.3g, where both take %.4g\n", r.Status, r.X, r.G)
+	// Output: edge found at T = 1.76, where both take 5.227
+}

@@ -20,6 +20,14 @@ import (
 // 5·10⁻⁶ between K = 0 and K = 3).
 const jsqTailTol = 1e-5
 
+// The accuracy of JSQ's approximations as measured against the simulator
+// at N = 100, λ = 0.9 (fluid validate --filter least-loaded; 8 replications of 10⁶–8·10⁶
+// jobs).
+const (
+	noteJSQPS   = "near-insensitivity: within 0.5% of simulation at N = 100, λ = 0.9 for SCV 4 and 30"
+	noteJSQFCFS = "time-scale approximation, meant for heavy tails: against simulation at N = 100, λ = 0.9 it is 5% low at SCV 30, 10% high at SCV 10 and 23% high at SCV 4"
+)
+
 // maxTracked bounds K, the servers with three jobs the chain tracks.
 const maxTracked = 3
 
@@ -144,6 +152,7 @@ func SolveJSQ(m *JSQ, s *Settings) (*JSQResult, error) {
 		if m.Discipline == farm.PS {
 			res.Approximate = true
 			res.Method = "exponential-size occupancy chain (JSQ with PS servers is nearly insensitive to the size law)"
+			res.Note = noteJSQPS
 		}
 	}
 	res.finish(m.Load)
@@ -342,7 +351,7 @@ func jsqFCFSH2(N int, load float64, lw law) (*JSQResult, error) {
 	lam := load * float64(N)
 	p, ms, mg := lw.p[1], lw.mu[0], lw.mu[1]
 	mean := lam * p / mg
-	res := &JSQResult{Result: Result{Approximate: true, SlowdownNote: slowdownFCFS,
+	res := &JSQResult{Result: Result{Approximate: true, SlowdownNote: slowdownFCFS, Note: noteJSQFCFS,
 		Method: "time-scale decomposition: Poisson giants, small jobs' occupancy chain on the other servers, followers caught by giants"}}
 	res.Status = outcome.Converged
 	// Poisson(mean) weights of the giant-held servers, cut at N.
@@ -350,23 +359,34 @@ func jsqFCFSH2(N int, load float64, lw law) (*JSQResult, error) {
 	lo, hi := max(k0, 0), min(k0+len(w), N+1) // G in [lo, hi)
 	psi := make([]float64, N+2)               // ψ(G) for G = lo … hi (one above for the tagged giant)
 	var tot, join float64
+	var ws smallJobsWork
 	for G := lo; G <= min(hi, N); G++ {
 		n := N - G
 		if n == 0 {
 			psi[G] = math.Inf(1)
 			continue
 		}
-		o, err := solveOccupancy(n, lam*(1-p), lam, ms, 0)
+		o, err := solveSmallJobs(n, lam*(1-p), lam, ms, &ws)
 		if err != nil {
 			return nil, err
 		}
-		res.Evaluations += o.dist.Evaluations
-		res.States += len(o.dist.Pi)
-		psi[G] = lam * o.expect(func(x1, x2, _ int) float64 { return b2f(x1 == n) / float64(x1-x2+1) })
+		res.Evaluations += n + 1 // one elimination per level
+		res.States += (n + 1) * (n + 2) / 2
+		// Every small server busy: x₁ = n, the last phase of each level
+		// x₂, where x₁ − x₂ servers hold one job.
+		var pick, busy float64
+		for x2, pi := range o.pi {
+			v := pi[len(pi)-1]
+			pick += v / float64(n-x2+1)
+			if x2 < n {
+				busy += v
+			}
+		}
+		psi[G] = lam * pick
 		if G < hi {
 			wg := w[G-k0]
 			tot += wg
-			join += wg * o.expect(func(x1, x2, _ int) float64 { return b2f(x1 == n && x1 > x2) })
+			join += wg * busy
 		}
 	}
 	join /= tot

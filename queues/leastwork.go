@@ -232,6 +232,7 @@ func SolveLeastWork(m *LeastWork, s *Settings) (*LeastWorkResult, error) {
 		res.Sojourn = 1 + 2*mins
 		res.Approximate = true
 		res.Method = "M/H2/N least work found (exact) with one sharing partner per busy arrival (approximate)"
+		res.Note = "one sharing partner: against simulation at N = 100, λ = 0.9 within the simulation's interval at SCV 1 and 4, 6% low at SCV 30 (a busy server often shares with more than one job)"
 		res.SlowdownNote = "not computed for PS least work"
 	} else {
 		res.Sojourn = res.FCFSSojourn

@@ -144,9 +144,11 @@ type Result struct {
 	Slowdown     float64
 	SlowdownNote string
 	// Approximate reports that the numbers are an approximation, not the
-	// exact value of the model; Method names how they were computed.
+	// exact value of the model; Method names how they were computed, and
+	// Note, for an approximation, how far it was measured from simulation.
 	Approximate bool
 	Method      string
+	Note        string
 	// MaxQueue is the truncation of a truncated chain (jobs per server, or
 	// jobs in the farm for a central queue), Lost the fraction of arrivals
 	// it turned away, States the states solved; 0 where nothing was

@@ -69,6 +69,10 @@ type JIQTrajectory struct {
 	ConservationError float64     `json:"conservation_error"` // largest violation of the conservation laws
 	BoundaryMass      *float64    `json:"boundary_mass"`      // largest y_imax seen (queueing)
 	Steps             int         `json:"steps"`              // integrator steps
+	// Status is converged (the integration reached until), interrupted
+	// (the points are those written before a signal) or how the
+	// integrator stopped (step_limit, step_size_underflow, …).
+	Status string `json:"status"`
 }
 
 // JIQPoint is one point of a trajectory.

@@ -30,6 +30,7 @@ var documents = map[string]any{
 	"validate":       report.Validate{},
 	"sweep-status":   report.SweepStatus{},
 	"version":        report.BuildInfo{},
+	"refusal":        report.Refusal{},
 }
 
 // schema generates the JSON Schema of v: every field required and no

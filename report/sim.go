@@ -1,9 +1,13 @@
 package report
 
-// Sim is the JSON output of `fluid sim`. Estimates are Estimate
-// {mean, ci95, half_width, level, samples}: ci95 is the half-width of the
-// 95% interval and half_width the one at level (Student t over the
-// replications, or over 10 batch means of one replication).
+// Sim is the JSON output of `fluid sim`. Estimates are Estimate: the
+// interval [lower, upper] at level, its longer side half_width (ci95 at
+// 95%), how it was formed (method, samples batches of batch_size jobs,
+// warmup jobs deleted as the transient, effective_jobs used) and whether
+// it is a steady-state estimate (steady) whose batches passed their
+// independence test (independent). The top-level method, batches,
+// batch_size, warmup and effective_jobs are those of the mean time in
+// system.
 //
 // Under FCFS, mean_wait and prob_wait are the wait before service starts
 // and the probability that it is positive; under PS no job waits for
@@ -29,25 +33,37 @@ type Sim struct {
 	Beta           []float64 `json:"beta"`     // JIQ token allotment as used (null for other policies)
 	Exchange       *float64  `json:"exchange"` // JIQ token exchange rate (null for other policies)
 	Start          string    `json:"start"`
-	Jobs           int       `json:"jobs"`   // measured jobs per replication
-	Warmup         int       `json:"warmup"` // warm-up jobs per replication (not measured)
-	Level          float64   `json:"level"`  // confidence level of half_width
-	RelPrecision   *float64  `json:"rel_precision"`
-	MaxReps        *int      `json:"max_reps"`
+	Jobs           int       `json:"jobs"`            // observed jobs per replication of a fixed run (0: run to the precision)
+	Deleted        int       `json:"deleted"`         // jobs per replication deleted before any analysis (--warmup)
+	Level          float64   `json:"level"`           // confidence level of half_width
+	RelPrecision   float64   `json:"rel_precision"`   // relative error of the mean time in system aimed at
+	Budget         *int64    `json:"budget"`          // most jobs of a run to the precision (null for a fixed run)
+	Transient      bool      `json:"transient"`       // measured as a transient from the start, not a steady state
+	RelaxationTime *float64  `json:"relaxation_time"` // the planner's relaxation time of a server's queue (null: no plan)
 	CorrelationAge *float64  `json:"correlation_age"`
 
-	// Status is completed (a fixed number of replications), or with
-	// rel_precision converged (the target half-width was reached) or
-	// not_converged (max_reps ran first); interrupted when a signal
-	// stopped the run (the figures are those of the replications that
-	// finished, reps of them).
-	Status           string  `json:"status"`
-	PrecisionReached *bool   `json:"precision_reached"` // with rel_precision: status == converged (null without)
-	Reps             int     `json:"reps"`              // replications run
-	Rounds           int     `json:"rounds"`            // rounds of replications (1 without rel_precision)
-	Mean             float64 `json:"mean"`              // mean time in system (= sojourn.mean)
-	CI95             float64 `json:"ci95"`              // its 95% half-width
-	HalfWidth        float64 `json:"half_width"`        // its half-width at level
+	// Status is precision_reached (a steady state was found and the mean
+	// time in system is known to rel_precision), budget_reached
+	// (steady-state estimates, but the budget or the fixed jobs ran out
+	// first), not_steady (no steady state inside the run: the estimates
+	// are not steady-state estimates; needed_jobs says how long a run
+	// would have to be at least), completed (a transient run), or
+	// interrupted when a signal stopped the run (the figures are those of
+	// the work that finished).
+	Status           string   `json:"status"`
+	PrecisionReached bool     `json:"precision_reached"` // status == precision_reached
+	Reps             int      `json:"reps"`              // replications run
+	Analyses         int      `json:"analyses"`          // times the sequential procedure analysed the replications
+	NeededJobs       int64    `json:"needed_jobs"`       // about the jobs in all that would reach the precision (0 when reached)
+	Method           string   `json:"method"`            // interval method of the mean time in system
+	Batches          int      `json:"batches"`           // its batch means (= sojourn.samples)
+	BatchSize        float64  `json:"batch_size"`        // jobs per batch
+	Warmup           int64    `json:"warmup"`            // jobs deleted as the initial transient (MSER-5), all replications
+	EffectiveJobs    int64    `json:"effective_jobs"`    // jobs the estimate uses
+	Warnings         []string `json:"warnings"`          // the planner's warnings
+	Mean             float64  `json:"mean"`              // mean time in system (= sojourn.mean)
+	CI95             float64  `json:"ci95"`              // its 95% half-width
+	HalfWidth        float64  `json:"half_width"`        // its half-width at level
 
 	Sojourn        Estimate  `json:"sojourn"`
 	Slowdown       *Estimate `json:"slowdown"`              // E[T/S]; null where infinite

@@ -11,6 +11,10 @@ type SweepStatus struct {
 	Shards    []ShardStatus `json:"shards"` // per shard of each sharding seen
 	Files     []FileStatus  `json:"files"`
 	Failures  []Failure     `json:"failures"` // every failed task
+	// Ignored lists the files in the directory that look like results
+	// (.jsonl) but are not shard files (shard-II-of-NN.jsonl): neither
+	// status nor merge reads them.
+	Ignored []string `json:"ignored"`
 }
 
 // ShardStatus counts the tasks of one shard.
@@ -29,6 +33,7 @@ type FileStatus struct {
 	OK      int    `json:"ok"`
 	Failed  int    `json:"failed"`
 	Partial bool   `json:"partial"` // ends in an incomplete line (ignored)
+	Unknown int    `json:"unknown"` // lines whose task id is not in the grid (ignored)
 }
 
 // Failure is one failed task.

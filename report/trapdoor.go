@@ -7,12 +7,12 @@ type TrapDoor struct {
 	Header
 	Dispatchers int           `json:"dispatchers"`
 	Load        float64       `json:"load"`
-	Push        string        `json:"push"`        // the push family searched (its size is what varies)
-	Start       string        `json:"start"`       // the farm's state before the push
-	OnBalanced  bool          `json:"on_balanced"` // the push lands on the balanced fixed point itself
-	Servers     int           `json:"servers"`     // N: of the hot server's farm, and of the board range
-	Difference  float64       `json:"difference"`  // the difference d whose one-refresh response is reported
-	RelTol      float64       `json:"rtol"`        // relative width of each bracket
+	Push        string        `json:"push"`            // the push family searched (its size is what varies)
+	Start       string        `json:"start"`           // the farm's state before the push
+	OnBalanced  bool          `json:"on_balanced"`     // the push lands on the balanced fixed point itself
+	Servers     int           `json:"servers"`         // N: of the hot server's farm, and of the board range
+	Difference  float64       `json:"half_difference"` // the difference d whose one-refresh response is reported
+	RelTol      float64       `json:"rtol"`            // relative width of each bracket
 	Seconds     float64       `json:"seconds"`
 	Rows        []TrapDoorRow `json:"rows"`
 }

@@ -17,7 +17,7 @@ import (
 const (
 	// MaxHorizon bounds Settings.Horizon.
 	MaxHorizon = 1_000_000
-	// MaxReps bounds Settings.Reps and Settings.MaxReps (each replication
+	// MaxReps bounds Settings.Reps (each replication
 	// keeps its own result: about a kilobyte, more with SampleTimes,
 	// Series or RecordFinal).
 	MaxReps = 100_000
@@ -116,17 +116,30 @@ func SizeError(z farm.Sizes, n float64) float64 {
 }
 
 // sizeSample is the number of jobs behind one sample of the intervals: a
-// replication's measured jobs, or a batch's when there is one replication
-// (for a Horizon run, the expected measured arrivals).
+// replication's observed jobs over the fewest batches it may be cut into
+// (minBatchesPerRep), or a transient replication's jobs (for a Horizon
+// run, the expected measured arrivals). A sequential run is judged by its
+// share of the budget: whether the longest run it may take resolves the
+// sizes.
 func (c *config) sizeSample() float64 {
 	n := float64(c.Jobs)
+	if c.sequential() {
+		n = float64(c.jobsPerRep()) // what the budget can resolve
+	}
 	if c.Horizon > 0 {
 		n = c.Load*float64(c.Servers)*float64(c.Horizon)*c.Period - float64(c.Warmup)
 	}
-	if c.Reps == 1 && c.Horizon == 0 {
-		n /= batches
+	if c.steady() {
+		n /= float64(c.minBatchesPerRep())
 	}
 	return max(n, 1)
+}
+
+// minBatchesPerRep is the fewest batches a replication's observations are
+// cut into for an interval: ⌈MinBatches/Reps⌉ (one when there are enough
+// replications; see package steadystate).
+func (c *config) minBatchesPerRep() int {
+	return max(1, (MinBatches+c.Reps-1)/c.Reps)
 }
 
 // checkSizes refuses the job sizes whose mean the run cannot resolve (see
@@ -142,8 +155,8 @@ func (c *config) checkSizes() error {
 		e, allowed := SizeError(z, n), math.Max(MaxSizeError, 3/math.Sqrt(n))
 		if e > allowed {
 			what := "a replication's"
-			if c.Reps == 1 && c.Horizon == 0 {
-				what = "a batch's (one replication: 10 batch means)"
+			if c.steady() && c.minBatchesPerRep() > 1 {
+				what = fmt.Sprintf("a batch's (%d batches per replication)", c.minBatchesPerRep())
 			}
 			need := "a smaller SCV"
 			if z.Kind == farm.Pareto {
@@ -151,8 +164,8 @@ func (c *config) checkSizes() error {
 			}
 			if m := jobsToResolve(z); m > 0 {
 				per := m
-				if c.Reps == 1 && c.Horizon == 0 {
-					per *= batches
+				if c.steady() {
+					per *= float64(c.minBatchesPerRep())
 				}
 				need += fmt.Sprintf(", or at least %.3g measured jobs per replication", per)
 			}
@@ -230,10 +243,11 @@ func (c *config) checkServed() error {
 	if c.Load < 1 || c.Horizon > 0 {
 		return nil
 	}
+	const least = 10 // served jobs per sample
 	served := c.sizeSample() / c.Load
-	if served < batches {
+	if served < least {
 		return param.Errorf("Load", "λ = %v serves at most 1 job in %.3g: %.6g measured jobs per sample would leave fewer than %d served jobs to measure the time in system; use λ ≤ %.3g or more jobs",
-			c.Load, c.Load, c.sizeSample(), batches, c.sizeSample()/batches)
+			c.Load, c.Load, c.sizeSample(), least, c.sizeSample()/least)
 	}
 	return nil
 }
@@ -313,12 +327,15 @@ func (c *config) cost() cost {
 	var most float64
 	r.startJobs, most = c.startJobs()
 	lengthField := "Jobs"
+	if c.sequential() {
+		lengthField = "Budget"
+	}
 	if c.Horizon > 0 {
 		lengthField = "Horizon"
 		r.time = float64(c.Horizon) * c.Period
 		r.timeField = "Horizon"
 	} else {
-		jobs := float64(c.Jobs) + float64(c.Warmup)
+		jobs := float64(c.jobsPerRep()) + float64(c.Warmup)
 		served := rate // jobs leave as fast as they arrive, or at most N per unit time
 		if c.Load >= 1 && c.Policy.Kind != farm.JIQBlocking {
 			served = n
@@ -331,12 +348,12 @@ func (c *config) cost() cost {
 		// have reached a server in the time t of the arrivals). With many
 		// servers and few jobs this drain is most of the run.
 		arrive := jobs / served
-		drain := sizeMax(c.Sizes, float64(c.Jobs))
+		drain := sizeMax(c.Sizes, float64(c.jobsPerRep()))
 		if c.Load < 1 {
 			drain *= 1 + math.Min(c.Load/(1-c.Load), c.Load*arrive)
 		}
 		r.time = arrive + most + drain
-		r.timeField = "Jobs"
+		r.timeField = lengthField
 		if rate < 1 {
 			r.timeField = "Load"
 		}
@@ -349,7 +366,7 @@ func (c *config) cost() cost {
 	}
 	r.arrivals = rate * r.time
 	if c.Horizon == 0 {
-		r.arrivals = max(r.arrivals, float64(c.Jobs)+float64(c.Warmup))
+		r.arrivals = max(r.arrivals, float64(c.jobsPerRep())+float64(c.Warmup))
 	}
 	if c.Period > 0 {
 		r.refreshes = r.time/c.Period + 1
@@ -484,8 +501,8 @@ func expectedDraws(p farm.Policy, n int) float64 {
 }
 
 // checkBudget bounds the simulated time, the timers, the work, the memory
-// and the kept results of a run whose length has been normalized; a run
-// with a precision target is bounded as if it ran MaxReps replications.
+// and the kept results of a run whose length has been normalized; a
+// sequential run is bounded as if it spent its Budget.
 func (c *config) checkBudget() error {
 	if c.Reps > MaxReps {
 		return param.Errorf("Reps", "%d replications, want at most %d", c.Reps, MaxReps)
@@ -510,10 +527,10 @@ func (c *config) checkBudget() error {
 		return param.Errorf("Exchange", "ν = %v would move tokens %s times per replication, %s per arrival (ν/λ), more than the %d per arrival allowed: the tokens are then as good as spread at once (use ν ≤ %.3g)",
 			c.Exchange, about(r.exchanges), about(c.Exchange/c.Load), MaxPerArrival, limit/(float64(c.Servers)*r.time))
 	}
-	reps := c.maxReps()
+	reps := c.Reps
 	if work := float64(reps) * r.work.total; work > MaxArrivals {
-		if float64(c.Reps)*r.work.total <= MaxArrivals {
-			return param.Errorf("MaxReps", "up to %d replications would do about %.3g operations (arrivals, policy work and board reads) in all, more than the %.0e allowed (a lower cap or a shorter run)", reps, work, MaxArrivals)
+		if c.sequential() {
+			return param.Errorf("Budget", "a budget of %d jobs would do about %.3g operations (arrivals, policy work and board reads) in all, more than the %.0e allowed, about a day of one core (a smaller budget)", c.Budget, work, MaxArrivals)
 		}
 		return param.Errorf(r.work.field, "the run would do about %.3g operations (arrivals, policy work and board reads) in all, more than the %.0e allowed, about a day of one core (fewer replications, %s)", work, MaxArrivals, cheaper[r.work.field])
 	}
@@ -526,36 +543,33 @@ func (c *config) checkBudget() error {
 	}
 	if r.keptNumbers*float64(reps) > maxKept {
 		field := "Reps"
-		if r.keptNumbers*float64(c.Reps) <= maxKept {
-			field = "MaxReps" // the cap, not the initial replications
-		}
 		return param.Errorf(field, "%d replications would keep %.3g numbers each (samples, board series, final queues), more than %d in all", reps, r.keptNumbers, maxKept)
 	}
 	return nil
 }
 
 // ExpectedArrivals is about the number of arrivals that Run simulates for
-// m and s, all replications together (with a precision target, MaxReps of
-// them): the total Settings.Progress is told of, warm-up and the arrivals
-// while the measured jobs drain included. 0 if they are invalid.
+// m and s, all replications together (a sequential run: if it spends its
+// Budget, an upper bound), warm-up and the arrivals while the measured
+// jobs drain included. 0 if they are invalid.
 func ExpectedArrivals(m *Model, s *Settings) float64 {
 	n, err := newConfig(m, s).normalized()
 	if err != nil {
 		return 0
 	}
-	return float64(n.maxReps()) * n.cost().arrivals
+	return float64(n.Reps) * n.cost().arrivals
 }
 
 // ExpectedRefreshes is about the number of board refreshes of a run of m
-// and s, all replications together (with a precision target, MaxReps of
-// them): the length of its board series (Settings.Series). 0 if they are
+// and s, all replications together (a sequential run: if it spends its
+// Budget): the length of its board series (Settings.Series). 0 if they are
 // invalid or have no board.
 func ExpectedRefreshes(m *Model, s *Settings) float64 {
 	n, err := newConfig(m, s).normalized()
 	if err != nil {
 		return 0
 	}
-	return float64(n.maxReps()) * n.cost().refreshes
+	return float64(n.Reps) * n.cost().refreshes
 }
 
 // workers is the number of replications to run at once: c.Workers
@@ -563,7 +577,7 @@ func ExpectedRefreshes(m *Model, s *Settings) float64 {
 // MaxMemory beside the kept results of every replication.
 func (c *config) workers() int {
 	r := c.cost()
-	kept := float64(c.maxReps()) * (repBytes + 8*r.keptNumbers)
+	kept := float64(c.Reps) * (repBytes + 8*r.keptNumbers)
 	fit := int(math.Max(1, math.Floor((MaxMemory-kept)/math.Max(r.bytes.total, 1))))
 	if c.Workers > 0 {
 		return min(c.Workers, fit)

@@ -6,6 +6,7 @@ import (
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/steadystate"
 )
 
 // Model is the system simulated: the farm, its dispatchers and policy,
@@ -86,31 +87,49 @@ type Settings struct {
 	// RecordFinal keeps each replication's queue lengths at its end
 	// (Rep.FinalQueues).
 	RecordFinal bool
-	// Jobs is the number of measured jobs per replication (default
-	// 100,000): the jobs with arrival numbers Warmup … Warmup+Jobs−1.
+	// Jobs, if positive, fixes the run (for scripts that need a fixed
+	// cost): each replication ends at its Jobs-th observation, the first
+	// Jobs jobs to leave (or be blocked) of those from arrival Warmup on;
+	// a Transient run observes the jobs with arrival numbers Warmup …
+	// Warmup+Jobs−1 and ends when they have left. Zero (the default):
+	// the run is sequential, each replication observing every job from
+	// arrival Warmup on, and its length is chosen from the precision
+	// (RelPrecision, within Budget).
 	Jobs int
-	// Warmup jobs are simulated but not measured (default Jobs/10).
-	// Use -1 for none.
+	// Warmup jobs are simulated but not observed before any analysis
+	// (default 0, or -1: none). Whatever it is, the end of the initial
+	// transient is found in the data (MSER-5 truncation of each
+	// replication's series); Warmup only adds a deletion of its own.
 	Warmup int
-	// Reps is the number of independent replications (default 8). With
-	// Reps ≥ 2 the confidence intervals come from the replication means;
-	// with Reps = 1, from 10 batch means of the measured jobs.
+	// Reps is the number of independent replications (default
+	// DefaultReps). Each is truncated on its own; their batch means are
+	// pooled (see package steadystate).
 	Reps int
 	// Level is the confidence level of Estimate.HalfWidth (default 0.95;
 	// in (0, MaxLevel]). Estimate.CI95 stays the 95% half-width whatever it is.
 	Level float64
-	// RelPrecision, if positive, is a precision target: after the Reps
-	// replications, Run adds replications in rounds until the half-width
-	// of the mean time in system at Level is at most RelPrecision times
-	// its mean (Status Converged), or MaxReps replications have run
-	// (NotConverged). It needs Reps ≥ 2 (intervals from replication
-	// means). Zero: exactly Reps replications (Status Completed).
+	// RelPrecision ε is the relative precision of a steady-state run
+	// (default DefaultPrecision, 2%; in (0, 1)): a sequential run stops
+	// once the half-width of the mean time in system at Level is at most
+	// ε/(1+ε) times its mean (so that the relative error is at most ε with
+	// probability Level; JIQ blocking also needs that precision, or
+	// ±AbsPrecision, on the blocking) and the batch means passed their
+	// independence test: Status PrecisionReached. A run of fixed Jobs is
+	// PrecisionReached if it happens to meet it, BudgetReached if not.
 	RelPrecision float64
-	// MaxReps caps the replications of a run with a precision target
-	// (default max(DefaultMaxReps, Reps); at least Reps, at most the
-	// package bound MaxReps). Only with RelPrecision > 0. The work budget
-	// (MaxArrivals) is checked for MaxReps replications.
-	MaxReps int
+	// Budget is the most jobs a sequential run observes, all replications
+	// together (default DefaultBudget); spent without the precision, the
+	// run ends BudgetReached (or NotSteady if it found no steady state).
+	// Only for sequential runs (Jobs 0).
+	Budget int64
+	// Transient measures the run from its start as a transient, not a
+	// steady state: a run of fixed Jobs (or a Horizon) whose estimates are
+	// the means over the observed jobs, with Student-t intervals across
+	// the replications (Reps ≥ 2 for an interval), no truncation and no
+	// planning. For the behaviour of a system that the run cannot take to
+	// its steady state (λ near 1), or of the first jobs from a start.
+	// Horizon runs are always transient.
+	Transient bool
 	// Seed determines every random number; replication r uses a stream
 	// derived from (Seed, r).
 	Seed uint64
@@ -129,18 +148,13 @@ type Settings struct {
 	// GOMAXPROCS; fewer if their state would not fit in MaxMemory).
 	// Progress is told of the simulated arrivals, all replications
 	// together, in chunks of 65,536, from the replications' goroutines at
-	// once; its total is ExpectedArrivals (with a precision target, that
-	// of MaxReps replications, an upper bound). A cancelled Context stops
-	// the run: replications not yet started are not run, those in
-	// progress are abandoned at their next 65,536th arrival, and the
-	// result (Status Interrupted) holds the finished ones, each the same
-	// numbers as in a run to the end.
+	// once; its total is ExpectedArrivals (for a sequential run, that of
+	// its whole Budget: an upper bound). A cancelled Context stops the
+	// run: replications in progress are stopped at their next 65,536th
+	// arrival; a run of fixed Jobs keeps the replications that finished
+	// (each the same numbers as in a run to the end), a sequential run the
+	// observations so far, and the result has Status Interrupted.
 	outcome.Run
-
-	// noWarmup records that Warmup was −1 (none) in a run of Jobs, which
-	// normalized turns into 0: normalizing the result again must not read
-	// that 0 as the default Jobs/10.
-	noWarmup bool
 }
 
 // config is a simulation as the engine sees it: the model and its
@@ -160,14 +174,35 @@ func newConfig(m *Model, s *Settings) config {
 	return c
 }
 
-// Defaults of Settings.Jobs, Settings.Reps, Settings.Level and
-// Settings.MaxReps.
+// Defaults of Settings.Reps, Settings.Level, Settings.RelPrecision,
+// Settings.Budget and the absolute precision of a blocking probability.
 const (
-	DefaultJobs    = 100_000
-	DefaultReps    = 8
-	DefaultLevel   = 0.95
-	DefaultMaxReps = 1000
+	DefaultReps      = 8
+	DefaultLevel     = 0.95
+	DefaultPrecision = steadystate.DefaultPrecision
+	DefaultBudget    = steadystate.DefaultBudget
+	// AbsPrecision is the half-width that is precise enough for the
+	// blocking probability whatever its value (a relative precision on a
+	// blocking near 0 would never be met).
+	AbsPrecision = 1e-3
 )
+
+// sequential reports whether a normalized c chooses its run length from
+// the precision (no Jobs, no Horizon, not a transient).
+func (c *config) sequential() bool { return c.Jobs == 0 && c.Horizon == 0 && !c.Transient }
+
+// steady reports whether a normalized c's estimates are steady-state
+// estimates (MSER truncation and batch means), not transient means.
+func (c *config) steady() bool { return c.Horizon == 0 && !c.Transient }
+
+// jobsPerRep is the most jobs one replication of a normalized c observes
+// (a sequential run: its share of the budget), for the bounds on work.
+func (c *config) jobsPerRep() int64 {
+	if c.sequential() {
+		return (c.Budget + int64(c.Reps) - 1) / int64(c.Reps)
+	}
+	return int64(c.Jobs)
+}
 
 // normalized returns a copy with defaults filled in, or a *param.Error
 // naming the offending field. Every bound on the size of the run (its
@@ -267,7 +302,7 @@ func (c Model) normalized() (Model, error) {
 }
 
 // Normalized returns the model and settings with their defaults filled in
-// (Dispatchers, Jobs, Warmup, Reps, Level, MaxReps, Beta), or the error Run
+// (Dispatchers, Warmup, Reps, Level, RelPrecision, Budget, Beta), or the error Run
 // would return for them: a *param.Error naming the offending field. It
 // does no simulation and allocates nothing of the size of the run.
 func Normalized(m *Model, s *Settings) (Model, Settings, error) {
@@ -376,8 +411,7 @@ func (c *Model) checkQueues() error {
 	return nil
 }
 
-// normalizePrecision checks and defaults Level, RelPrecision and MaxReps
-// (after normalizeLength: it reads Reps).
+// normalizePrecision checks and defaults Level, RelPrecision and Budget.
 func (c *config) normalizePrecision() error {
 	if c.Level == 0 {
 		c.Level = DefaultLevel
@@ -385,33 +419,22 @@ func (c *config) normalizePrecision() error {
 	if !param.Finite(c.Level) || c.Level <= 0 || c.Level > MaxLevel {
 		return param.Errorf("Level", "confidence level %v, want 0 < level ≤ %v (e.g. 0.95)", c.Level, MaxLevel)
 	}
-	if !param.Finite(c.RelPrecision) || c.RelPrecision < 0 {
-		return param.Errorf("RelPrecision", "relative precision %v, want a finite value ≥ 0 (0: no target)", c.RelPrecision)
-	}
 	if c.RelPrecision == 0 {
-		if c.MaxReps != 0 {
-			return param.Errorf("MaxReps", "a cap of %d replications only applies with a precision target", c.MaxReps)
-		}
-		return nil
+		c.RelPrecision = DefaultPrecision
 	}
-	if c.Reps < 2 {
-		return param.Errorf("Reps", "a precision target needs at least 2 initial replications (intervals over replication means), not %d", c.Reps)
+	if !param.Finite(c.RelPrecision) || c.RelPrecision <= 0 || c.RelPrecision >= 1 {
+		return param.Errorf("RelPrecision", "relative precision %v, want 0 < ε < 1 (e.g. 0.02)", c.RelPrecision)
 	}
-	if c.MaxReps == 0 {
-		c.MaxReps = max(DefaultMaxReps, c.Reps)
+	if c.Budget != 0 && !c.sequential() {
+		return param.Errorf("Budget", "a budget of %d jobs only applies to a sequential run (Jobs 0), not a run of fixed length", c.Budget)
 	}
-	if c.MaxReps < c.Reps || c.MaxReps > MaxReps {
-		return param.Errorf("MaxReps", "a cap of %d replications, want %d (Reps) to %d", c.MaxReps, c.Reps, MaxReps)
+	if c.sequential() && c.Budget == 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.Budget < 0 || c.sequential() && c.Budget < int64(c.Reps) {
+		return param.Errorf("Budget", "a budget of %d jobs, want at least one per replication", c.Budget)
 	}
 	return nil
-}
-
-// maxReps is the most replications a normalized c may run.
-func (c *config) maxReps() int {
-	if c.RelPrecision > 0 {
-		return c.MaxReps
-	}
-	return c.Reps
 }
 
 // normalizeLength checks and defaults Jobs (or Horizon), Warmup and Reps.
@@ -438,23 +461,22 @@ func (c *config) normalizeLength() error {
 		if c.Reps < 1 {
 			return param.Errorf("Reps", "%d replications, want at least 1", c.Reps)
 		}
+		c.Transient = true
 		return nil
 	}
 	if c.StopAtTip {
 		return param.Errorf("StopAtTip", "stopping at the tip needs a Horizon of refresh periods")
 	}
-	if c.Jobs == 0 {
-		c.Jobs = DefaultJobs
+	if c.Jobs < 0 {
+		return param.Errorf("Jobs", "%d observed jobs, want at least 1 (or 0: a sequential run, its length chosen from the precision)", c.Jobs)
 	}
-	if c.Jobs < 1 {
-		return param.Errorf("Jobs", "%d measured jobs, want at least 1", c.Jobs)
+	if c.Jobs == 0 && c.Transient {
+		return param.Errorf("Jobs", "a transient run needs a fixed number of jobs (or a Horizon)")
 	}
-	switch {
-	case c.Warmup == 0 && !c.noWarmup:
-		c.Warmup = c.Jobs / 10
-	case c.Warmup == -1:
-		c.Warmup, c.noWarmup = 0, true
-	case c.Warmup < 0:
+	if c.Warmup == -1 {
+		c.Warmup = 0
+	}
+	if c.Warmup < 0 {
 		return param.Errorf("Warmup", "%d warm-up jobs, want ≥ 0 (or -1 for none)", c.Warmup)
 	}
 	if c.Reps == 0 {
@@ -462,9 +484,6 @@ func (c *config) normalizeLength() error {
 	}
 	if c.Reps < 1 {
 		return param.Errorf("Reps", "%d replications, want at least 1", c.Reps)
-	}
-	if c.Reps == 1 && c.Jobs < batches {
-		return param.Errorf("Jobs", "one replication needs at least %d measured jobs for its %d batch means", batches, batches)
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func FuzzConfig(f *testing.F) {
 				Policy: farm.Policy{Kind: farm.PolicyKind(policy), D: d, Replacement: replacement}, Period: period,
 				Beta: fuzzing.Floats(beta, bmode), Exchange: exchange, Start: farm.Start{Kind: farm.StartKind(start), Jobs: startJobs}},
 			Settings: Settings{Horizon: horizon, StopAtTip: stopAtTip, RecordFinal: recordFinal, Jobs: jobs, Warmup: warmup, Reps: reps,
-				Level: level, RelPrecision: relPrecision, MaxReps: maxReps, CorrelationAge: corrAge, Series: series, Run: outcome.Run{Workers: workers}},
+				Level: level, RelPrecision: relPrecision, Budget: int64(maxReps), CorrelationAge: corrAge, Series: series, Run: outcome.Run{Workers: workers}},
 		}
 		switch qmode % 3 {
 		case 1:
@@ -86,11 +86,6 @@ func FuzzConfig(f *testing.F) {
 		}
 		checkNormalized(t, c, n)
 		again, err := n.normalized()
-		if c.Warmup == -1 && err == nil && n.Warmup == 0 {
-			// Warmup −1 (none) normalizes to 0, which on a second pass means
-			// the default Jobs/10: normalized is not idempotent there.
-			again.Warmup = 0
-		}
 		if err != nil || !reflect.DeepEqual(again, n) {
 			t.Fatalf("normalizing %+v again: %+v, %v", n, again, err)
 		}
@@ -125,26 +120,25 @@ func checkNormalized(t *testing.T, c, n config) {
 	if n.Queues != nil && len(n.Queues) != n.Servers {
 		bad("queues")
 	}
-	if n.Horizon > 0 && (n.Jobs != 0 || n.Period <= 0 || n.Horizon > MaxHorizon) || n.Horizon == 0 && (n.Jobs < 1 || n.StopAtTip) || n.Horizon < 0 {
+	if n.Horizon > 0 && (n.Jobs != 0 || n.Period <= 0 || n.Horizon > MaxHorizon || !n.Transient) || n.Horizon == 0 && (n.Jobs < 0 || n.StopAtTip) || n.Horizon < 0 {
 		bad("length")
 	}
-	if n.Warmup < 0 || n.Reps < 1 || n.Reps > MaxReps || n.Reps == 1 && n.Horizon == 0 && n.Jobs < batches {
+	if n.Warmup < 0 || n.Reps < 1 || n.Reps > MaxReps {
 		bad("warm-up or replications")
 	}
-	if !(n.Level > 0 && n.Level < 1) || n.RelPrecision < 0 || n.RelPrecision > 0 && (n.MaxReps < n.Reps || n.MaxReps > MaxReps) ||
-		n.RelPrecision == 0 && n.MaxReps != 0 {
+	if !(n.Level > 0 && n.Level < 1) || !(n.RelPrecision > 0 && n.RelPrecision < 1) || n.sequential() != (n.Budget > 0) || n.Budget > 0 && n.Budget < int64(n.Reps) {
 		bad("precision")
 	}
 	if n.Workers < 0 || !param.Finite(n.CorrelationAge) || n.CorrelationAge < 0 || len(n.SampleTimes) > MaxSampleTimes {
 		bad("workers, correlation age or sample times")
 	}
 	// The work bound: arrivals (and board reads) of all replications.
-	reps := float64(n.maxReps())
+	reps := float64(n.Reps)
 	var perRep float64
 	if n.Horizon > 0 {
 		perRep = float64(n.Horizon) * (n.Period*float64(n.Servers)*n.Load + float64(n.Servers))
 	} else {
-		perRep = float64(n.Jobs) + float64(n.Warmup)
+		perRep = float64(n.jobsPerRep()) + float64(n.Warmup)
 		if n.Period > 0 {
 			perRep += perRep / (float64(n.Servers) * n.Load * n.Period) * float64(n.Servers)
 		}

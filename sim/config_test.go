@@ -95,20 +95,12 @@ func TestBadConfig(t *testing.T) {
 		{func(c *config) { c.Level = 95 }, "Level"},
 		{func(c *config) { c.Level = math.NaN() }, "Level"},
 		{func(c *config) { c.RelPrecision = -0.01 }, "RelPrecision"},
+		{func(c *config) { c.RelPrecision = 1 }, "RelPrecision"},
 		{func(c *config) { c.RelPrecision = math.Inf(1) }, "RelPrecision"},
-		{func(c *config) { c.MaxReps = 100 }, "MaxReps"}, // a cap without a target
-		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 10; c.MaxReps = 9 }, "MaxReps"},
-		{func(c *config) { c.RelPrecision = 0.01; c.MaxReps = MaxReps + 1 }, "MaxReps"},
-		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 1 }, "Reps"},
-		// 10 replications of 10⁸ jobs fit the budget; a cap of 100,000 does not.
-		{func(c *config) { c.RelPrecision = 0.01; c.Reps = 10; c.Jobs = 1e8; c.MaxReps = MaxReps }, "MaxReps"},
-		{func(c *config) {
-			c.RelPrecision = 0.01
-			c.Servers = 1 << 20
-			c.RecordFinal = true
-			c.Reps = 2
-			c.MaxReps = 1000
-		}, "MaxReps"},
+		{func(c *config) { c.Budget = 100 }, "Budget"}, // a budget for a run of fixed length
+		{func(c *config) { c.Jobs, c.Budget = 0, -1 }, "Budget"},
+		{func(c *config) { c.Jobs, c.Budget = 0, 1e12 }, "Budget"}, // beyond MaxArrivals
+		{func(c *config) { c.Jobs, c.Transient = 0, true }, "Jobs"},
 	} {
 		cfg := good
 		c.mod(&cfg)
@@ -119,7 +111,7 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 	// Blocking JIQ may be overloaded.
-	if _, err := run(config{Model: Model{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 100, Reps: 2}}); err != nil {
+	if _, err := run(config{Model: Model{Servers: 10, Load: 2, Policy: farm.Policy{Kind: farm.JIQBlocking}}, Settings: Settings{Jobs: 100, Reps: 2, Transient: true}}); err != nil {
 		t.Errorf("JIQ blocking at λ = 2: %v", err)
 	}
 	for _, s := range []string{"exp:1", "h2", "h2:x", "gamma:2"} {

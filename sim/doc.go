@@ -10,8 +10,8 @@
 // simulated and what is recorded (run length, replications, confidence
 // level, precision target, seed, recordings) and embed an outcome.Run
 // (workers, progress, cancellation), and the Result embeds an
-// outcome.Outcome: Completed, Converged or NotConverged (with a precision
-// target), or Interrupted.
+// outcome.Outcome: PrecisionReached, BudgetReached or NotSteady for a
+// steady-state run, Completed for a transient one, or Interrupted.
 //
 // What it simulates, its replications, confidence intervals and random seeds
 // are summarised in docs/models.md#the-simulator.
@@ -65,17 +65,49 @@
 //
 // An event costs about 1.2–1.3 times what a minimal 60-line best-of-two
 // loop pays (BenchmarkMinimalLoop; docs/performance.md). A Context
-// cancelled mid-run ends it with the replications that finished.
+// cancelled mid-run ends it with the work that finished.
+//
+// # Markovian fast path
+//
+// With exponential sizes, FCFS or PS servers and a policy that reads only
+// the live queue lengths (random, round robin, least loaded, best of D),
+// and nothing timed (no board, correlation snapshots or sample times),
+// the farm is a continuous-time Markov chain and a replication runs
+// without a completion calendar: from B busy servers the next event comes
+// after an exponential time of rate λN + B and is an arrival with
+// probability λN/(λN + B), otherwise a departure from a busy server chosen
+// uniformly (markov.go). It is the same chain in law as the general
+// engine, not the same random numbers (TestMarkovAgainstEngine); per
+// event it costs about what the minimal best-of-two loop does
+// (BenchmarkMarkovFastPath, BenchmarkRandomExp).
 //
 // # Measurement
 //
-// Jobs are numbered by arrival; the Warmup first are simulated but not
-// measured, the next Jobs are measured, and a replication ends when all of
-// those have left (or been blocked). Replications use independent PCG
-// streams derived from (Seed, replication) and run in parallel; the result
-// is a pure function of the Model and Settings. Confidence intervals are Student-t on
-// the replication means, or on 10 batch means of a single replication:
-// Estimate.CI95 at 95% always, Estimate.HalfWidth at Settings.Level.
+// Jobs are numbered by arrival; the Warmup first (default none) are
+// simulated but not observed. Every other job is one observation of its
+// replication's job series (package steadystate) when it leaves or is
+// blocked; a board adds one observation per refresh to a board series.
+// Replications use independent PCG streams derived from (Seed,
+// replication) and run in parallel; the result is a pure function of the
+// Model and Settings.
+//
+// A steady-state run (the default) finds the end of each replication's
+// initial transient in the data (MSER-5), cuts the rest into batch means
+// that pass a lag-1 independence test (MinBatches to MaxBatches in all)
+// and gives each mean with a skewness-corrected Student-t interval
+// [Lower, Upper] (Estimate). Without Jobs the run is sequential: its
+// replications grow together, each to its share of the total the
+// steadystate.Controller names next (a count of jobs, not a time), until
+// the mean time in system (and with JIQ blocking the blocking) meets
+// RelPrecision (default 2% at 95%) or Budget jobs are spent. With Jobs
+// each replication observes Jobs jobs and the run is analysed once. Before
+// any work a planner (steadystate.NewPlan, Whitt's relaxation time of a
+// server's queue) refuses a model no run can take to its steady state
+// and, under random dispatch and round robin, replications too short to
+// cover 20 relaxation times; a sequential run of those policies does not
+// stop before that minimum. Transient runs (Settings.Transient, and
+// Horizon runs) instead give the means over the observed jobs with
+// Student-t intervals across the replications.
 //
 // What is measured, with T a job's time in system and S its size:
 //
@@ -95,12 +127,6 @@
 //   - Blocking and RandomFraction (JIQ), the board mean at the refreshes,
 //     whether a stale-board run tipped, correlations and sampled states.
 //
-// A precision target (Settings.RelPrecision) adds replications in rounds,
-// each round's size worked out from the replications before it, until the
-// half-width of Sojourn at Settings.Level is at most RelPrecision·|mean| or
-// Settings.MaxReps have run; replication r is still the stream (Seed, r),
-// so the result stays a pure function of the Model and Settings.
-//
 // # Bounds
 //
 // Run checks a Model and its Settings before it allocates or simulates
@@ -119,8 +145,9 @@
 //   - Timers: at most MaxPerArrival refreshes or token exchanges and
 //     MaxSnapshotsPerArrival correlation snapshots per arrival; simulated
 //     time at most MaxTime.
-//   - Job sizes: a replication (a batch, with one replication) must
-//     resolve the mean size (SizeError, MaxSizeError); under FCFS, Pareto
+//   - Job sizes: a batch of a replication (its observed jobs over the
+//     fewest batches it may be cut into) must resolve the mean size
+//     (SizeError, MaxSizeError); under FCFS, Pareto
 //     shapes ≤ 2 are refused where the mean time in system is infinite
 //     (under least-work, up to 1 + 1/(N − ⌊λN⌋)); JIQ blocking at λ ≥ 1
 //     must leave jobs to measure.

@@ -16,10 +16,11 @@ import (
 // order of the events and, within an event, the order written here and in
 // the sub-states' methods; changing it changes every result.
 type engine struct {
-	cfg config
-	rng *rng
-	n   int     // servers
-	now float64 // simulated time
+	cfg      config
+	repIndex int // the replication's number
+	rng      *rng
+	n        int     // servers
+	now      float64 // simulated time
 
 	servers  []server
 	queueLen []int32   // jobs at each server
@@ -55,6 +56,15 @@ type engine struct {
 	// abandoned is set when the run's Context was cancelled during the
 	// run, which then ends at once.
 	abandoned bool
+	// ended is set when the run reached its Horizon or stopped at its
+	// tip: there is nothing more to simulate.
+	ended bool
+	until float64 // the end of a Horizon run (+Inf otherwise)
+
+	// The Markovian fast path (markov.go): the busy servers and λN.
+	markov      bool
+	busy        busySet
+	arrivalRate float64
 }
 
 // newEngine prepares replication rep of the normalized configuration c.
@@ -62,7 +72,7 @@ func newEngine(c config, rep int) *engine {
 	n := c.Servers
 	inf := math.Inf(1)
 	e := &engine{
-		cfg: c, rng: newRNG(c.Seed, rep), n: n,
+		cfg: c, repIndex: rep, rng: newRNG(c.Seed, rep), n: n,
 		servers: make([]server, n), queueLen: make([]int32, n), cal: newCalendar(n, c.Discipline != farm.FCFS),
 		sizes:       newSizeLaw(c.Sizes),
 		nextRefresh: inf, nextExchange: inf, nextSnapshot: inf, nextSample: inf,
@@ -84,7 +94,17 @@ func newEngine(c config, rep int) *engine {
 // run simulates until the measured jobs are done and the last sample time
 // has passed.
 func (e *engine) run() {
+	e.start()
+	e.loop()
+}
+
+// start puts the initial state in place and sets the first timers.
+func (e *engine) start() {
 	c := &e.cfg
+	if e.markov = c.markovian(); e.markov {
+		e.markovStart()
+		return
+	}
 	// The start: its jobs arrive at time 0, unmeasured.
 	for i := range e.n {
 		jobs := c.Start.ServerJobs(i, e.n)
@@ -92,7 +112,7 @@ func (e *engine) run() {
 			jobs = int(c.Queues[i])
 		}
 		for range jobs {
-			e.arrive(i, job{size: e.sizes.draw(e.rng), batch: -1})
+			e.arrive(i, job{size: e.sizes.draw(e.rng)})
 		}
 	}
 	if !c.Push.IsZero() && c.Push.At == 0 {
@@ -117,11 +137,23 @@ func (e *engine) run() {
 		e.nextSample = c.SampleTimes[0]
 	}
 	e.timersMoved()
-	until := math.Inf(1) // a run of Horizon periods ends at its last refresh
+	e.until = math.Inf(1) // a run of Horizon periods ends at its last refresh
 	if c.Horizon > 0 {
-		until = float64(c.Horizon) * c.Period
+		e.until = float64(c.Horizon) * c.Period
 	}
-	for !e.abandoned && (!e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes)) {
+}
+
+// loop simulates events until the measured jobs are done (or a sequential
+// run's pause is reached) and the last sample time has passed; it may be
+// called again after a pause to go on.
+func (e *engine) loop() {
+	c := &e.cfg
+	if e.markov {
+		e.markovLoop()
+		return
+	}
+	until := e.until
+	for !e.abandoned && !e.ended && (!e.measure.finished() || len(e.measure.samples) < len(c.SampleTimes)) {
 		// The earliest event; on a tie the first in the order of the
 		// event kinds. Arrivals and completions, nearly every event, are
 		// told apart by one comparison.
@@ -132,14 +164,17 @@ func (e *engine) run() {
 		}
 		if e.timerAt < t {
 			if e.timerAt > until {
+				e.ended = true
 				break
 			}
 			if e.timer() {
+				e.ended = true
 				return
 			}
 			continue
 		}
 		if t > until {
+			e.ended = true
 			break
 		}
 		e.now = t
@@ -259,10 +294,12 @@ func (e *engine) arrival() {
 	} else {
 		i, random = d.route(r, e.now)
 	}
-	b := e.measure.batchOf(id)
-	e.measure.arrival(b, i, random)
+	var flags uint8
+	if e.measure.observed(id) {
+		flags = e.measure.arrival(i, random) | flagObserved
+	}
 	if i >= 0 {
-		e.arrive(i, job{arrival: e.now, size: size, batch: b})
+		e.arrive(i, job{arrival: e.now, size: size, flags: flags})
 	}
 }
 
@@ -314,7 +351,7 @@ func (e *engine) departure(i int) {
 func (e *engine) push() {
 	for i := range e.n {
 		for range e.cfg.Push.ServerJobs(i, e.n) {
-			e.arrive(i, job{size: e.sizes.draw(e.rng), batch: -1})
+			e.arrive(i, job{size: e.sizes.draw(e.rng)})
 		}
 	}
 }

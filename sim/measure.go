@@ -4,18 +4,16 @@ import (
 	"math"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/sim/steadystate"
 )
-
-// batches is the number of batch means of a single replication.
-const batches = 10
 
 // SlowdownTailAt is the slowdown threshold of Rep.SlowdownTail and
 // Result.SlowdownTail: they are the fraction of served jobs whose time in
 // system exceeds SlowdownTailAt times their size.
 const SlowdownTailAt = 10
 
-// batchSums accumulates the per-job measurements of one batch of the
-// measured jobs.
+// batchSums accumulates the per-job measurements of a replication's
+// observed jobs (for its Rep and for transient estimates).
 type batchSums struct {
 	arrivals, served, blocked float64 // measured jobs that arrived, were served, were blocked
 	sentRandom                float64 // JIQ: sent without a token
@@ -24,19 +22,21 @@ type batchSums struct {
 	sojourn, slowdown, delay  float64 // sums over the served jobs
 }
 
-func (a *batchSums) add(b batchSums) {
-	a.arrivals += b.arrivals
-	a.served += b.served
-	a.blocked += b.blocked
-	a.sentRandom += b.sentRandom
-	a.busy += b.busy
-	a.slowTail += b.slowTail
-	a.sojourn += b.sojourn
-	a.slowdown += b.slowdown
-	a.delay += b.delay
-}
+// The channels of a replication's job series: one observation per
+// observed job, when it leaves or is blocked.
+const (
+	chServed   = iota // 1 if served, 0 if blocked
+	chSojourn         // time in system (served jobs; 0 if blocked)
+	chSlowdown        // time in system / size (served)
+	chSlowTail        // 1 if time in system > SlowdownTailAt × size (served)
+	chDelay           // time in system − size (served)
+	chBusy            // 1 if sent to a server holding at least one job
+	chBlocked         // 1 if blocked (JIQ blocking)
+	chRandom          // 1 if sent without a JIQ token
+	nChannels
+)
 
-// The per-job quantities measured, indices of quantities.
+// The quantities read from the job series, indices of quantities.
 const (
 	qSojourn  = iota // time in system, over the served jobs
 	qSlowdown        // time in system / size, over the served jobs
@@ -47,6 +47,20 @@ const (
 	qRandom          // fraction of the arrivals sent without a JIQ token
 	nQuantities
 )
+
+// jobQuantities are the steady-state means read from the job series,
+// indexed by qSojourn … qRandom: means over the served jobs are ratios
+// (Σ sojourn / Σ served), fractions of the arrivals plain means (every
+// observation is one arrival).
+var jobQuantities = [nQuantities]steadystate.Quantity{
+	qSojourn:  steadystate.RatioOf("sojourn", chSojourn, chServed),
+	qSlowdown: steadystate.RatioOf("slowdown", chSlowdown, chServed),
+	qSlowTail: steadystate.RatioOf("slowdown_tail", chSlowTail, chServed),
+	qDelay:    steadystate.RatioOf("delay", chDelay, chServed),
+	qBusy:     steadystate.MeanOf("busy_at_arrival", chBusy),
+	qBlocking: steadystate.MeanOf("blocking", chBlocked),
+	qRandom:   steadystate.MeanOf("fraction_random", chRandom),
+}
 
 // quantities are the means of the per-job quantities of a set of jobs,
 // indexed by qSojourn … qRandom.
@@ -86,31 +100,34 @@ type Sample struct {
 	Tokens []float64
 }
 
-// measurement is what a replication records: per-job sums of the
-// measured jobs in batches, the board mean at every refresh, the
-// correlation of queue lengths across snapshots and the state at the
-// sample times. It reads the engine's queue lengths and never draws a
-// random number.
+// measurement is what a replication records: the observed jobs, one
+// observation each in its job series (and their totals), the board mean
+// at every refresh (its board series), the correlation of queue lengths
+// across snapshots and the state at the sample times. It reads the
+// engine's queue lengths and never draws a random number.
 type measurement struct {
 	queueLen []int32 // the engine's queue lengths (read only)
 
 	// Jobs with arrival numbers warmupJobs … warmupJobs+measuredJobs−1
-	// are measured; done of them have left or been blocked.
+	// are observed (a transient run); done of them have left or been
+	// blocked. A steady-state run observes every job from warmupJobs on
+	// (measuredJobs is then unbounded) and pauses, or ends, when its
+	// series holds pauseAt observations.
 	warmupJobs, measuredJobs, done int64
+	pauseAt                        int64
 	warmupEnd                      float64 // arrival time of the first measured job (+Inf before)
-	batch                          [batches]batchSums
-	// The batch of the arrivals before arrival number nextBatch is
-	// curBatch (−1: not measured); see batchOf.
-	curBatch  int32
-	nextBatch int64
+	tot                            batchSums
+	jobs                           *steadystate.Series // one observation per observed job, channels chServed …
+	obs                            [nChannels]float64  // scratch for one observation
 
-	boardSum               float64   // sum of the board means at refreshes after the warm-up
-	rangeSum               float64   // sum of the board ranges (longest − shortest queue) at those refreshes
-	lastBoard              float64   // the board mean at the last refresh
-	lastRange              int32     // the board's range at the last refresh
-	refreshes, periods     int       // refreshes summed, refresh periods since the start
-	boardMeans, boardTimes []float64 // mean queue length at every refresh, and when (Series only)
-	tips                   bool      // tipping is watched: a board at λ < 1
+	board                  *steadystate.Series // one observation per refresh from the warm-up's end (nil without a board)
+	boardSum               float64             // sum of the board means at refreshes after the warm-up
+	rangeSum               float64             // sum of the board ranges (longest − shortest queue) at those refreshes
+	lastBoard              float64             // the board mean at the last refresh
+	lastRange              int32               // the board's range at the last refresh
+	refreshes, periods     int                 // refreshes summed, refresh periods since the start
+	boardMeans, boardTimes []float64           // mean queue length at every refresh, and when (Series only)
+	tips                   bool                // tipping is watched: a board at λ < 1
 	watch                  farm.TipWatch
 	tippedAt               int       // the first refresh after the start (and the push) that tipped (0: none)
 	pushAt                 int       // the refresh at which the push lands (0: at the start, or none)
@@ -128,13 +145,37 @@ type measurement struct {
 	series       bool
 }
 
+// boardSeries are the settings of a board series: one refresh per
+// observation from the first fine batch on, and the fewest fine batches,
+// so that runs of a few dozen refreshes still have batches to test.
+var boardSeries = steadystate.SeriesSettings{FineBatches: steadystate.MinFineBatches, FirstSize: 1}
+
 // newMeasurement returns the empty record of a replication of c.
 func newMeasurement(c *config, queueLen []int32) measurement {
 	m := measurement{queueLen: queueLen, warmupJobs: int64(c.Warmup), measuredJobs: int64(c.Jobs), warmupEnd: math.Inf(1),
-		curBatch: -1, nextBatch: int64(c.Warmup),
-		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series}
-	if c.Horizon > 0 {
+		recordsCorrelation: c.CorrelationAge > 0, load: c.Load, period: c.Period, series: c.Series,
+		pauseAt: math.MaxInt64}
+	if c.Horizon > 0 || c.steady() {
 		m.measuredJobs = math.MaxInt64 - m.warmupJobs // every job after the warm-up
+	}
+	if c.steady() && c.Jobs > 0 {
+		// A steady-state run of fixed length ends at its Jobs-th
+		// observation: the first Jobs departures (or blockings) of the
+		// jobs from arrival Warmup on, a stretch of the stationary
+		// departure sequence. (Ending when the jobs Warmup … Warmup+Jobs−1
+		// have all left would end the series on a drain of the long jobs
+		// among them, the short ones having left: a trailing transient
+		// of about λN·E[S²]/2 observations, biased high.)
+		m.pauseAt = int64(c.Jobs)
+	}
+	var err error
+	if m.jobs, err = steadystate.NewSeries(nChannels, nil); err != nil {
+		panic(err) // the default settings are valid
+	}
+	if c.Period > 0 {
+		if m.board, err = steadystate.NewSeries(1, &boardSeries); err != nil {
+			panic(err)
+		}
 	}
 	m.tips = c.Period > 0 && c.Load < 1
 	m.watch = farm.TipWatch{Period: c.Period, Load: c.Load}
@@ -145,41 +186,13 @@ func newMeasurement(c *config, queueLen []int32) measurement {
 	return m
 }
 
-// finished reports whether every measured job has left (or been blocked).
-func (m *measurement) finished() bool { return m.done >= m.measuredJobs }
+// finished reports whether every measured job has left (or been
+// blocked), or a sequential run's series has reached its pause.
+func (m *measurement) finished() bool { return m.done >= m.measuredJobs || m.jobs.Count() >= m.pauseAt }
 
-// batchOf returns the batch of the job with arrival number id, or −1
-// if it is not measured; it is called once for every arrival, in order.
-// The measured jobs are split into batches of consecutive arrivals:
-// offset x = id − warmupJobs is in batch ⌊x·batches/measuredJobs⌋ (a run
-// of Horizon periods has one batch: its jobs are not counted in
-// advance). The batch changes at the first offset of each batch,
-// ⌈b·measuredJobs/batches⌉, so an arrival costs one comparison and no
-// division.
-func (m *measurement) batchOf(id int64) int32 {
-	for id >= m.nextBatch { // more than once only for empty batches (fewer jobs than batches)
-		m.nextBatchAfter()
-	}
-	return m.curBatch
-}
-
-// nextBatchAfter moves on to the next batch: curBatch and the arrival
-// number at which the one after it starts.
-func (m *measurement) nextBatchAfter() {
-	m.curBatch++
-	last := int32(batches - 1)
-	if m.measuredJobs > math.MaxInt64/batches {
-		last = 0
-	}
-	switch {
-	case m.curBatch > last: // every measured job has arrived
-		m.curBatch, m.nextBatch = -1, math.MaxInt64
-	case m.curBatch == last:
-		m.nextBatch = m.warmupJobs + m.measuredJobs
-	default:
-		b := int64(m.curBatch) + 1
-		m.nextBatch = m.warmupJobs + (b*m.measuredJobs+batches-1)/batches
-	}
+// observed reports whether the job with arrival number id is observed.
+func (m *measurement) observed(id int64) bool {
+	return id >= m.warmupJobs && id-m.warmupJobs < m.measuredJobs
 }
 
 // startMeasuring is called at the arrival of the first measured job, at
@@ -191,43 +204,63 @@ func (m *measurement) startMeasuring(now float64) {
 	}
 }
 
-// arrival records the dispatch of a job of batch (−1: not measured) to server (−1: blocked), before
-// the job joins it; random reports a JIQ job sent without a token.
-func (m *measurement) arrival(batch int32, server int, random bool) {
-	if batch < 0 {
-		return
-	}
-	a := &m.batch[batch]
+// arrival records the dispatch of an observed job to server (−1:
+// blocked), before the job joins it; random reports a JIQ job sent
+// without a token. It returns the job's flags (busy, random) for its
+// observation at departure; a blocked job is observed at once.
+func (m *measurement) arrival(server int, random bool) (flags uint8) {
+	a := &m.tot
 	a.arrivals++
 	if random {
 		a.sentRandom++
+		flags |= flagRandom
 	}
 	if server < 0 {
 		a.blocked++
 		m.done++
-		return
+		o := &m.obs
+		*o = [nChannels]float64{chBlocked: 1}
+		if random {
+			o[chRandom] = 1
+		}
+		m.jobs.Add(o[:]...)
+		return flags
 	}
 	if m.queueLen[server] > 0 {
 		a.busy++
+		flags |= flagBusy
 	}
+	return flags
 }
 
 // departure records job j leaving at now; delay is its time in system
 // less its size (FCFS: its wait before service).
 func (m *measurement) departure(j job, delay, now float64) {
-	if j.batch < 0 {
+	if j.flags&flagObserved == 0 {
 		return
 	}
-	a := &m.batch[j.batch]
+	a := &m.tot
 	soj := now - j.arrival
-	a.served++
-	a.sojourn += soj
-	a.slowdown += soj / j.size
+	slow := soj / j.size
+	tail := 0.0
 	if soj > SlowdownTailAt*j.size {
+		tail = 1
 		a.slowTail++
 	}
+	a.served++
+	a.sojourn += soj
+	a.slowdown += slow
 	a.delay += delay
 	m.done++
+	o := &m.obs
+	*o = [nChannels]float64{chServed: 1, chSojourn: soj, chSlowdown: slow, chSlowTail: tail, chDelay: delay}
+	if j.flags&flagBusy != 0 {
+		o[chBusy] = 1
+	}
+	if j.flags&flagRandom != 0 {
+		o[chRandom] = 1
+	}
+	m.jobs.Add(o[:]...)
 }
 
 // refreshed records the mean queue length (the board mean) at a refresh
@@ -253,6 +286,7 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 		m.boardSum += mean
 		m.rangeSum += float64(m.lastRange)
 		m.refreshes++
+		m.board.Add(mean)
 	}
 	if m.series {
 		m.boardMeans = append(m.boardMeans, mean)
@@ -260,16 +294,16 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 	}
 	n := m.periods
 	m.periods++
-	if n > m.pushAt && m.tips && m.tippedAt == 0 && m.watch.Next(m.board()) {
+	if n > m.pushAt && m.tips && m.tippedAt == 0 && m.watch.Next(m.boardHist()) {
 		m.tippedAt = n
 		return true
 	}
 	return false
 }
 
-// board is the distribution of the queue lengths now (the board at a
+// boardHist is the distribution of the queue lengths now (the board at a
 // refresh), in a buffer reused from one refresh to the next.
-func (m *measurement) board() []float64 {
+func (m *measurement) boardHist() []float64 {
 	top := int32(0)
 	for _, q := range m.queueLen {
 		top = max(top, q)
@@ -339,12 +373,8 @@ func (m *measurement) record(now float64, tokens [][]int32) {
 // rep is the outcome of the replication, which simulated events events
 // and ended at time end.
 func (m *measurement) rep(events int64, end float64) Rep {
-	r := Rep{Jobs: m.measuredJobs, Events: events, Time: end, batch: m.batch}
-	var tot batchSums
-	for _, a := range m.batch {
-		tot.add(a)
-	}
-	q := tot.means()
+	r := Rep{Jobs: m.jobs.Count(), Events: events, Time: end, tot: m.tot, jobs: m.jobs, board: m.board}
+	q := m.tot.means()
 	r.Sojourn, r.Slowdown, r.SlowdownTail, r.Delay = q[qSojourn], q[qSlowdown], q[qSlowTail], q[qDelay]
 	r.BusyAtArrival, r.Blocking, r.RandomFraction = q[qBusy], q[qBlocking], q[qRandom]
 	r.BoardMean, r.BoardRange, r.Refreshes = m.boardSum, m.rangeSum, m.refreshes

@@ -111,6 +111,8 @@ func TestMinimalLoopAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b []float64
+	disableMarkov = true // the general engine (the fast path is compared with it in TestMarkovAgainstEngine)
+	defer func() { disableMarkov = false }()
 	for i := range reps {
 		a = append(a, runRep(c, i, nil).Sojourn)
 		s, _ := minimalBestOfTwo(100, 0.9, warmup, jobs, uint64(1000+i))
@@ -149,6 +151,8 @@ func BenchmarkMinimalLoop(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	disableMarkov = true // the general engine: BenchmarkMarkovFastPath times the fast path
+	defer func() { disableMarkov = false }()
 	var p cputime.Pair
 	var evMin, evEng int64
 	for i := 0; b.Loop(); i++ {
@@ -178,6 +182,8 @@ func BenchmarkEngineOnly(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	disableMarkov = true
+	defer func() { disableMarkov = false }()
 	for i := 0; b.Loop(); i++ {
 		runRep(c, i, nil)
 	}

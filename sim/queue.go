@@ -5,8 +5,15 @@ type job struct {
 	arrival   float64 // arrival time (0 for the jobs of the start)
 	size      float64 // service requirement
 	finishTag float64 // PS: the server's virtual time at which the job completes
-	batch     int32   // the measured job's batch (measurement.batchOf); −1: not measured
+	flags     uint8   // flagObserved, flagBusy, flagRandom
 }
+
+// Flags of a job.
+const (
+	flagObserved uint8 = 1 << iota // observed: one observation in the job series when it leaves
+	flagBusy                       // sent to a server holding at least one job
+	flagRandom                     // JIQ: sent without a token
+)
 
 // server is one server's queue. The engine keeps its number of jobs n
 // (engine.queueLen) and passes it in; the jobs are in jobs[:n] as a ring

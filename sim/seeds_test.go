@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"testing"
 
 	"github.com/fluidlb/fluid/farm"
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // Published stale-board simulation ("The Cliff Was a Trap Door") at
@@ -105,7 +107,19 @@ func TestPublishedSizeSpreadTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := mustRun(t, config{Model: Model{Servers: 100, Load: 0.9, Policy: pol, Discipline: c.d, Sizes: z}, Settings: Settings{Jobs: c.jobs, Seed: uint64(100 + i)}})
+		r, err := run(config{Model: Model{Servers: 100, Load: 0.9, Policy: pol, Discipline: c.d, Sizes: z}, Settings: Settings{Jobs: c.jobs, Seed: uint64(100 + i)}})
+		var pe *param.Error
+		if errors.As(err, &pe) && pe.Param == "Jobs" {
+			// The planner refuses the cells whose replications cannot
+			// reach a steady state in c.jobs jobs (random and rr with H2
+			// sizes of SCV ≥ 10 under FCFS): the coverage test checks
+			// their exact values on runs of the default length.
+			t.Logf("%-10s %-6s %-4v published %6.2f  refused: %v", c.policy, c.sizes, c.d, c.want, err)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		ok := agrees(r.Sojourn, c.want, 0.03)
 		t.Logf("%-10s %-6s %-4v published %6.2f  sim %8.3f ± %.3f %v", c.policy, c.sizes, c.d, c.want, r.Sojourn.Mean, r.Sojourn.CI95, ok)
 		if !ok {
@@ -127,7 +141,7 @@ func TestBoardAgeCorrelation(t *testing.T) {
 		sizes farm.Sizes
 		want  float64
 	}{{farm.Sizes{}, 0.05}, {farm.Sizes{Kind: farm.H2, SCV: 30}, 0.67}} {
-		r := mustRun(t, config{Model: Model{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: c.sizes}, Settings: Settings{CorrelationAge: 500, Jobs: 2_000_000, Reps: 4, Seed: 31}})
+		r := mustRun(t, config{Model: Model{Servers: 100, Load: 0.9, Discipline: farm.PS, Sizes: c.sizes}, Settings: Settings{CorrelationAge: 500, Jobs: 2_000_000, Warmup: 200_000, Reps: 4, Seed: 31, Transient: true}})
 		t.Logf("%v: correlation %.3f ± %.3f (published %.2f)", c.sizes, r.Correlation.Mean, r.Correlation.CI95, c.want)
 		if r.Correlation == nil || math.Abs(r.Correlation.Mean-c.want) > 1.5*r.Correlation.CI95+0.03 {
 			t.Errorf("%v: correlation %+v, published %.2f", c.sizes, r.Correlation, c.want)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/sim/steadystate"
 )
 
 // The mean slowdown E[T/S] is reported exactly where it is finite: not
@@ -34,7 +35,7 @@ func TestSlowdownOnlyWhereFinite(t *testing.T) {
 		{farm.PS, exp, farm.Policy{}, true},
 		{farm.PS, h2, jsq, true},
 	} {
-		cfg := config{Model: Model{Servers: 10, Load: 0.7, Discipline: c.disc, Sizes: c.sizes, Policy: c.policy}, Settings: Settings{Jobs: 5000, Reps: 4, Seed: 3}}
+		cfg := config{Model: Model{Servers: 10, Load: 0.7, Discipline: c.disc, Sizes: c.sizes, Policy: c.policy}, Settings: Settings{Jobs: 20_000, Reps: 4, Seed: 3}}
 		if finite, why := cfg.SlowdownFinite(); finite != c.finite || why == "" {
 			t.Errorf("%s: SlowdownFinite = %v, %q; want %v", cfg.Describe(), finite, why, c.finite)
 		}
@@ -81,88 +82,62 @@ func TestPSFields(t *testing.T) {
 	}
 }
 
-// The confidence level scales the half-width by the ratio of Student t
-// quantiles and leaves the mean and the 95% half-width alone.
+// The confidence level scales a transient half-width by the ratio of
+// Student t quantiles, widens a steady-state one, and leaves the mean and
+// the 95% half-width alone.
 func TestLevel(t *testing.T) {
-	for _, reps := range []int{5, 1} { // replication means, batch means
-		c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Jobs: 5000, Reps: reps, Seed: 9}}
+	for _, transient := range []bool{true, false} {
+		c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Jobs: 20_000, Reps: 5, Seed: 9, Transient: transient}}
 		a := mustRun(t, c)
 		c.Level = 0.99
 		b := mustRun(t, c)
-		n := b.Sojourn.Samples
-		st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
-		ratio := st.Quantile(0.995) / st.Quantile(0.975)
 		if a.Sojourn.Level != 0.95 || a.Sojourn.HalfWidth != a.Sojourn.CI95 || b.Sojourn.Level != 0.99 {
-			t.Errorf("%d reps: levels %+v, %+v", reps, a.Sojourn, b.Sojourn)
+			t.Errorf("transient %v: levels %+v, %+v", transient, a.Sojourn, b.Sojourn)
 		}
-		if b.Sojourn.Mean != a.Sojourn.Mean || b.Sojourn.CI95 != a.Sojourn.CI95 || !(b.Sojourn.HalfWidth > b.Sojourn.CI95) ||
-			math.Abs(b.Sojourn.HalfWidth/b.Sojourn.CI95-ratio) > 1e-9 {
-			t.Errorf("%d reps: 99%% half-width %v, 95%% %v: ratio %v, want t(0.995, %d)/t(0.975, %d) = %v",
-				reps, b.Sojourn.HalfWidth, b.Sojourn.CI95, b.Sojourn.HalfWidth/b.Sojourn.CI95, n-1, n-1, ratio)
+		if b.Sojourn.Mean != a.Sojourn.Mean || b.Sojourn.CI95 != a.Sojourn.CI95 || !(b.Sojourn.HalfWidth > b.Sojourn.CI95) {
+			t.Errorf("transient %v: 99%% %+v against 95%% %+v", transient, b.Sojourn, a.Sojourn)
+		}
+		if transient {
+			n := b.Sojourn.Samples
+			st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
+			ratio := st.Quantile(0.995) / st.Quantile(0.975)
+			if math.Abs(b.Sojourn.HalfWidth/b.Sojourn.CI95-ratio) > 1e-9 {
+				t.Errorf("99%% half-width %v, 95%% %v: ratio %v, want t(0.995, %d)/t(0.975, %d) = %v",
+					b.Sojourn.HalfWidth, b.Sojourn.CI95, b.Sojourn.HalfWidth/b.Sojourn.CI95, n-1, n-1, ratio)
+			}
 		}
 		if b.Delay.Level != 0.99 || b.Blocking.Level != 0.99 {
-			t.Errorf("%d reps: not every estimate at level 0.99: %+v %+v", reps, b.Delay, b.Blocking)
+			t.Errorf("transient %v: not every estimate at level 0.99: %+v %+v", transient, b.Delay, b.Blocking)
 		}
 	}
 }
 
-// A precision target adds replications until the half-width at Level is
-// at most RelPrecision·mean; the result does not depend on the workers,
-// and equals a plain run of as many replications.
-func TestRelPrecision(t *testing.T) {
-	c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Jobs: 2000, Reps: 4, Seed: 13, RelPrecision: 0.01, Level: 0.9, Run: outcome.Run{Workers: 1}}}
+// A sequential run stops at its precision with a steady-state estimate
+// whose half-width meets it, whatever the workers; a budget too small for
+// the precision ends it at the budget (or not steady), never at the
+// precision.
+func TestSequential(t *testing.T) {
+	c := config{Model: Model{Servers: 10, Load: 0.7}, Settings: Settings{Seed: 13, Level: 0.9, Run: outcome.Run{Workers: 1}}}
 	a := mustRun(t, c)
 	s := a.Sojourn
-	t.Logf("%d replications in %d rounds: %.4f ± %.4f", len(a.Reps), a.Rounds, s.Mean, s.HalfWidth)
-	if !a.PrecisionReached || s.HalfWidth > 0.01*s.Mean || len(a.Reps) <= 4 || a.Rounds < 2 || len(a.Reps) > DefaultMaxReps ||
-		s.Samples != len(a.Reps) || a.Jobs != int64(2000*len(a.Reps)) {
-		t.Errorf("target not reached as it should: %d reps, %d rounds, %+v", len(a.Reps), a.Rounds, s)
+	t.Logf("%d checks, %d jobs: %.4f in [%.4f, %.4f], %s, %d batches", a.Checks, a.Jobs, s.Mean, s.Lower, s.Upper, s.Method, s.Samples)
+	eps := DefaultPrecision / (1 + DefaultPrecision)
+	if a.Status != outcome.PrecisionReached || !a.PrecisionReached || s.HalfWidth > eps*s.Mean || !s.Steady || !s.Independent ||
+		s.Method != steadystate.ReplicatedBatchMeans || len(a.Reps) != DefaultReps || a.NeededJobs != 0 {
+		t.Errorf("target not reached as it should: %v, %d checks, %+v", a.Status, a.Checks, s)
 	}
 	c.Workers = 4
 	b := mustRun(t, c)
-	if len(b.Reps) != len(a.Reps) || b.Rounds != a.Rounds || b.Sojourn != a.Sojourn || b.Evaluations != a.Evaluations {
-		t.Errorf("workers 1: %d reps %+v; workers 4: %d reps %+v", len(a.Reps), a.Sojourn, len(b.Reps), b.Sojourn)
+	if b.Sojourn != a.Sojourn || b.Evaluations != a.Evaluations || b.Checks != a.Checks {
+		t.Errorf("workers 1: %+v; workers 4: %+v", a.Sojourn, b.Sojourn)
 	}
-	plain := c
-	plain.RelPrecision, plain.Reps = 0, len(a.Reps)
-	if p := mustRun(t, plain); p.Sojourn != a.Sojourn || p.Rounds != 1 || p.PrecisionReached {
-		t.Errorf("plain run of %d replications: %+v, want %+v", len(a.Reps), p.Sojourn, a.Sojourn)
-	}
-	// The cap stops a run whose target is out of reach.
-	c.RelPrecision, c.MaxReps = 1e-5, 11
+	c.Budget = 100_000 // above the floor of 8 × 40 relaxation times (84,000 jobs), below the 358,000 the precision took
 	r := mustRun(t, c)
-	if r.PrecisionReached || len(r.Reps) != 11 || r.Sojourn.HalfWidth <= 1e-5*r.Sojourn.Mean || r.Rounds < 2 {
-		t.Errorf("capped run: reached %v, %d reps, %d rounds, %+v", r.PrecisionReached, len(r.Reps), r.Rounds, r.Sojourn)
+	if r.Status != outcome.BudgetReached && r.Status != outcome.NotSteady || r.PrecisionReached || r.Jobs > 110_000 || r.NeededJobs <= r.Jobs {
+		t.Errorf("budget of 100,000 jobs: %v after %d jobs (needs %d), %+v", r.Status, r.Jobs, r.NeededJobs, r.Sojourn)
 	}
-	// A target met by the first round adds nothing.
-	c.RelPrecision, c.MaxReps = 0.5, 0
-	if r := mustRun(t, c); !r.PrecisionReached || len(r.Reps) != 4 || r.Rounds != 1 {
-		t.Errorf("easy target: reached %v, %d reps, %d rounds", r.PrecisionReached, len(r.Reps), r.Rounds)
-	}
-}
-
-// batchOf, which moves on at precomputed arrival numbers, against the
-// division it replaces, ⌊(id − warm-up)·batches/measured⌋, for runs with
-// fewer jobs than batches (empty batches), uneven splits, and a run of
-// Horizon periods (one batch for every job after the warm-up).
-func TestBatchOf(t *testing.T) {
-	for _, warm := range []int64{0, 3} {
-		for _, jobs := range []int64{1, 5, 9, 10, 11, 97, 1000, math.MaxInt64 - 3} {
-			m := newMeasurement(&config{Settings: Settings{Warmup: int(warm), Jobs: int(min(jobs, 1<<40))}}, nil)
-			m.measuredJobs = jobs
-			for id := int64(0); id < warm+min(jobs, 2000)+5; id++ {
-				want := int32(-1)
-				switch {
-				case id < warm || id-warm >= jobs:
-				case jobs > math.MaxInt64/batches:
-					want = 0
-				default:
-					want = int32((id - warm) * batches / jobs)
-				}
-				if got := m.batchOf(id); got != want {
-					t.Fatalf("warm-up %d, %d jobs: arrival %d in batch %d, want %d", warm, jobs, id, got, want)
-				}
-			}
-		}
+	c.Budget = 50_000 // below the floor: refused before any work
+	if _, err := run(c); err == nil {
+		t.Error("a budget below the floor of the run was accepted")
 	}
 }

@@ -71,6 +71,26 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Outcome: outcome.Outcome{Status: outcome.Completed}, Shard: sh}
+	r := &runner{o: &o, w: w, res: res, sum: sum, todo: s.pending(res, sh, o.RetryFailed, sum)}
+	next := make(chan *Task)
+	for range min(max(1, o.Workers), len(r.todo)) {
+		r.wg.Add(1)
+		go r.work(next)
+	}
+	r.feed(next)
+	close(next)
+	r.wg.Wait()
+	if r.writeErr != nil {
+		return sum, r.writeErr
+	}
+	sum.Counts = res.Count(sh)
+	sum.Evaluations, sum.Elapsed = sum.Ran, time.Since(start)
+	return sum, nil
+}
+
+// pending returns the shard's tasks still to run, in grid order, counting
+// the shard's tasks and those finished before in sum.
+func (s *Sweep) pending(res *Results, sh Shard, retryFailed bool, sum *Summary) []*Task {
 	var todo []*Task
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
@@ -78,85 +98,88 @@ func (s *Sweep) Run(dir string, o RunOptions) (*Summary, error) {
 			continue
 		}
 		sum.Tasks++
-		if r := res.Records[t.ID]; r != nil && (r.State == OK || !o.RetryFailed) {
+		if r := res.Records[t.ID]; r != nil && (r.State == OK || !retryFailed) {
 			sum.Before++
 			continue
 		}
 		todo = append(todo, t)
 	}
-	// Workers run the tasks; records are appended under mu, one at a time.
-	var (
-		mu       sync.Mutex
-		done     int
-		writeErr error
-		wg       sync.WaitGroup
-	)
-	next := make(chan *Task)
-	for range min(max(1, o.Workers), len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range next {
-				mu.Lock()
-				if o.Progress != nil {
-					o.Progress(int64(done), int64(len(todo)), t.Point.String())
-				}
-				mu.Unlock()
-				r := runTask(t, o.Exec)
-				mu.Lock()
-				err := writeErr
-				if err == nil {
-					err = w.write(r)
-				}
-				mu.Unlock()
-				if err == nil {
-					err = w.sync() // outside the lock: syncs overlap
-				}
-				mu.Lock()
-				if err != nil && writeErr == nil {
-					writeErr = fmt.Errorf("sweep: writing %s: %w", w.path, err)
-				}
-				if err == nil {
-					res.Records[t.ID] = r
-					sum.Ran++
-					if r.State == OK {
-						sum.OK++
-					} else {
-						sum.Failed++
-					}
-				}
-				done++
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, t := range todo {
-		mu.Lock()
-		failed := writeErr != nil
-		mu.Unlock()
-		if failed {
-			break
+	return todo
+}
+
+// runner is one Run's workers: they run the tasks, and append the records
+// under mu, one at a time.
+type runner struct {
+	o    *RunOptions
+	w    *shardWriter
+	res  *Results
+	sum  *Summary
+	todo []*Task
+
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	done     int   // tasks ended, under mu
+	writeErr error // the first failed write, under mu
+}
+
+// work runs the tasks it receives until next is closed.
+func (r *runner) work(next <-chan *Task) {
+	defer r.wg.Done()
+	for t := range next {
+		r.mu.Lock()
+		if r.o.Progress != nil {
+			r.o.Progress(int64(r.done), int64(len(r.todo)), t.Point.String())
 		}
-		if o.Stopped() {
-			sum.Status = outcome.Interrupted
-			break
+		r.mu.Unlock()
+		rec := runTask(t, r.o.Exec)
+		r.mu.Lock()
+		err := r.writeErr
+		if err == nil {
+			err = r.w.write(rec)
+		}
+		r.mu.Unlock()
+		if err == nil {
+			err = r.w.sync() // outside the lock: syncs overlap
+		}
+		r.mu.Lock()
+		if err != nil && r.writeErr == nil {
+			r.writeErr = fmt.Errorf("sweep: writing %s: %w", r.w.path, err)
+		}
+		if err == nil {
+			r.res.Records[t.ID] = rec
+			r.sum.Ran++
+			if rec.State == OK {
+				r.sum.OK++
+			} else {
+				r.sum.Failed++
+			}
+		}
+		r.done++
+		r.mu.Unlock()
+	}
+}
+
+// feed hands the tasks to the workers until a write fails or the run is
+// stopped (Status Interrupted).
+func (r *runner) feed(next chan<- *Task) {
+	for _, t := range r.todo {
+		r.mu.Lock()
+		failed := r.writeErr != nil
+		r.mu.Unlock()
+		if failed {
+			return
+		}
+		if r.o.Stopped() {
+			r.sum.Status = outcome.Interrupted
+			return
 		}
 		select {
 		case next <- t:
-		case <-o.Ctx().Done():
-			sum.Status = outcome.Interrupted
-			break feed
+		case <-r.o.Ctx().Done():
+			r.sum.Status = outcome.Interrupted
+			return
 		}
 	}
-	close(next)
-	wg.Wait()
-	if writeErr != nil {
-		return sum, writeErr
-	}
-	sum.Counts = res.Count(sh)
-	sum.Evaluations, sum.Elapsed = sum.Ran, time.Since(start)
-	return sum, nil
 }
 
 // runTask runs one task and makes its record.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"unicode/utf8"
 )
 
 // State is how a task ended: a task's result in the store, not how a
@@ -57,7 +58,7 @@ func openShard(dir string, sh Shard) (*shardWriter, error) {
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("sweep: shard %v is already running into %s (%s is locked by another process)", sh, dir, sh.FileName())
+		return nil, fmt.Errorf("sweep: shard %v is already running into %s (%s is %w)", sh, dir, sh.FileName(), ErrLocked)
 	}
 	w := &shardWriter{f: f, path: path}
 	if err := w.repair(); err != nil {
@@ -168,6 +169,20 @@ func (s *Sweep) Load(dir string) (*Results, error) {
 	return ld.res, nil
 }
 
+// ErrLocked is the error of a shard whose file another process holds.
+var ErrLocked = errors.New("locked by another process")
+
+// shortText cuts s to at most n bytes (at a rune boundary), marking the cut.
+func shortText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // loader gathers the records of a sweep's shard files into Results.
 type loader struct {
 	res   *Results
@@ -221,7 +236,11 @@ func scanRecords(r io.Reader, path string, st *FileStat, f func(*Record)) error 
 		}
 		r := new(Record)
 		if err := json.Unmarshal(b, r); err != nil || r.ID == "" || (r.State != OK && r.State != Failed) {
-			return fmt.Errorf("sweep: %s:%d: not a task record (%v)", path, line, err)
+			why := "want a JSON object with an id and a status of ok or failed"
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("sweep: %s:%d: not a task record (%s; %d bytes)", path, line, shortText(why, 200), len(b))
 		}
 		st.Lines++
 		if r.State == OK {

@@ -311,19 +311,21 @@ func TestLoadCorruptLine(t *testing.T) {
 		{"\n" + seeds[0], ":1: not a task record"},
 		{strings.SplitAfter(seeds[0], "\n")[0] + "{\"id\":\"x\",\"status\":\"maybe\"}\n", ":2: not a task record"},
 	} {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "shard-00-of-01.jsonl"), []byte(c.data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Load(dir)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%.60q: %v", c.data, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "shard-00-of-01.jsonl"+c.want)):
-			t.Errorf("%.60q: %v, want an error with %q", c.data, err, c.want)
-		case err == nil && len(res.Records) == 0:
-			t.Errorf("%.60q: no records", c.data)
-		}
+		t.Run(fmt.Sprintf("%.40q", c.data), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "shard-00-of-01.jsonl"), []byte(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Load(dir)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%.60q: %v", c.data, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), "shard-00-of-01.jsonl"+c.want)):
+				t.Errorf("%.60q: %v, want an error with %q", c.data, err, c.want)
+			case err == nil && len(res.Records) == 0:
+				t.Errorf("%.60q: no records", c.data)
+			}
+		})
 	}
 }
 
@@ -341,8 +343,10 @@ func TestIntVectorTableExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]int64{"q.1": 9007199254740993, "q.2": 9223372036854775807} {
-		if j := tab.Index(name); j < 0 || tab.Rows[0][j] != want {
-			t.Errorf("%s: %v, want %d", name, tab.Rows[0], want)
-		}
+		t.Run(name, func(t *testing.T) {
+			if j := tab.Index(name); j < 0 || tab.Rows[0][j] != want {
+				t.Errorf("%s: %v, want %d", name, tab.Rows[0], want)
+			}
+		})
 	}
 }

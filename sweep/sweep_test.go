@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,9 +156,11 @@ func TestGridErrors(t *testing.T) {
 		{same, "grid points 1 and 2 are the same"},
 		{Grid{Command: ""}, "invalid command"},
 	} {
-		if _, err := New(c.g, nil); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v, want an error mentioning %q", err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			if _, err := New(c.g, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want an error mentioning %q", err, c.want)
+			}
+		})
 	}
 }
 
@@ -166,25 +169,27 @@ func TestShardsMergeIdentically(t *testing.T) {
 	seed := uint64(3)
 	var want map[string][]byte
 	for _, n := range []int{1, 2, 4} {
-		s, err := New(testGrid(t), &seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		runAll(t, s, dir, n)
-		got := map[string][]byte{}
-		for _, f := range []string{table.CSV, table.JSONL, table.Parquet} {
-			got[f] = merged(t, dir, f)
-		}
-		if want == nil {
-			want = got
-			continue
-		}
-		for f := range got {
-			if !bytes.Equal(got[f], want[f]) {
-				t.Errorf("%d shards: the %s table differs from the unsharded one:\n%s\n%s", n, f, got[f], want[f])
+		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
+			s, err := New(testGrid(t), &seed)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			dir := t.TempDir()
+			runAll(t, s, dir, n)
+			got := map[string][]byte{}
+			for _, f := range []string{table.CSV, table.JSONL, table.Parquet} {
+				got[f] = merged(t, dir, f)
+			}
+			if want == nil {
+				want = got
+				return
+			}
+			for f := range got {
+				if !bytes.Equal(got[f], want[f]) {
+					t.Errorf("%d shards: the %s table differs from the unsharded one:\n%s\n%s", n, f, got[f], want[f])
+				}
+			}
+		})
 	}
 	// Tasks run at once: the same table.
 	s, _ := New(testGrid(t), &seed)
@@ -344,18 +349,22 @@ func TestShards(t *testing.T) {
 		want Shard
 		file string
 	}{{"0/1", Shard{0, 1}, "shard-00-of-01.jsonl"}, {"3/4", Shard{3, 4}, "shard-03-of-04.jsonl"}, {"7/120", Shard{7, 120}, "shard-007-of-120.jsonl"}} {
-		s, err := ParseShard(c.in)
-		if err != nil || s != c.want || s.FileName() != c.file {
-			t.Errorf("%q: %v %v %s", c.in, s, err, s.FileName())
-		}
-		if back, ok := shardOfFile(c.file); !ok || back != c.want {
-			t.Errorf("%s: %v", c.file, back)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			s, err := ParseShard(c.in)
+			if err != nil || s != c.want || s.FileName() != c.file {
+				t.Errorf("%q: %v %v %s", c.in, s, err, s.FileName())
+			}
+			if back, ok := shardOfFile(c.file); !ok || back != c.want {
+				t.Errorf("%s: %v", c.file, back)
+			}
+		})
 	}
 	for _, in := range []string{"", "1", "4/4", "-1/4", "0/0", "a/b", "1/200000"} {
-		if _, err := ParseShard(in); err == nil {
-			t.Errorf("%q accepted", in)
-		}
+		t.Run("refuses "+strconv.Quote(in), func(t *testing.T) {
+			if _, err := ParseShard(in); err == nil {
+				t.Errorf("%q accepted", in)
+			}
+		})
 	}
 	env := func(kv ...string) func(string) string {
 		m := map[string]string{}
@@ -378,10 +387,12 @@ func TestShards(t *testing.T) {
 		{env("JOB_COMPLETION_INDEX", "1"), Shard{}, "JOB_COMPLETIONS"},
 		{env("JOB_COMPLETION_INDEX", "4", "JOB_COMPLETIONS", "4"), Shard{}, "not a shard"},
 	} {
-		s, _, err := ShardFromEnv(c.env)
-		if (c.err == "" && (err != nil || s != c.want)) || (c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err))) {
-			t.Errorf("%v %v, want %v %q", s, err, c.want, c.err)
-		}
+		t.Run(fmt.Sprintf("%v %q", c.want, c.err), func(t *testing.T) {
+			s, _, err := ShardFromEnv(c.env)
+			if (c.err == "" && (err != nil || s != c.want)) || (c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err))) {
+				t.Errorf("%v %v, want %v %q", s, err, c.want, c.err)
+			}
+		})
 	}
 }
 
@@ -438,25 +449,27 @@ func TestReadTable(t *testing.T) {
 	wantTypes := map[string]table.Type{"load": table.Float64, "k": table.Int64, "policy": table.String, "value": table.Float64, "count": table.Int64,
 		"est.mean": table.Float64, "est.ci95": table.Float64, "ok": table.Boolean, "seed": table.Int64, "task_status": table.String, "task_error": table.String}
 	for _, f := range []string{"t.csv", "t.jsonl", "t.parquet"} {
-		path := filepath.Join(dir, f)
-		if err := tab.WriteFile(path); err != nil {
-			t.Fatal(err)
-		}
-		back, err := table.Read(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(back.Columns) != len(tab.Columns) || len(back.Rows) != len(tab.Rows) {
-			t.Fatalf("%s: %d columns, %d rows", f, len(back.Columns), len(back.Rows))
-		}
-		for i, c := range back.Columns {
-			if c.Name != tab.Columns[i].Name || c.Type != wantTypes[c.Name] {
-				t.Errorf("%s: column %d %s %v, want %s %v", f, i, c.Name, c.Type, tab.Columns[i].Name, wantTypes[c.Name])
+		t.Run(f, func(t *testing.T) {
+			path := filepath.Join(dir, f)
+			if err := tab.WriteFile(path); err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !reflect.DeepEqual(back.Rows, tab.Rows) {
-			t.Errorf("%s: rows differ:\n%v\n%v", f, back.Rows[0], tab.Rows[0])
-		}
+			back, err := table.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(back.Columns) != len(tab.Columns) || len(back.Rows) != len(tab.Rows) {
+				t.Fatalf("%s: %d columns, %d rows", f, len(back.Columns), len(back.Rows))
+			}
+			for i, c := range back.Columns {
+				if c.Name != tab.Columns[i].Name || c.Type != wantTypes[c.Name] {
+					t.Errorf("%s: column %d %s %v, want %s %v", f, i, c.Name, c.Type, tab.Columns[i].Name, wantTypes[c.Name])
+				}
+			}
+			if !reflect.DeepEqual(back.Rows, tab.Rows) {
+				t.Errorf("%s: rows differ:\n%v\n%v", f, back.Rows[0], tab.Rows[0])
+			}
+		})
 	}
 	if _, err := table.FormatOf("x.xlsx"); err == nil {
 		t.Error("xlsx accepted")
@@ -503,9 +516,11 @@ points:
 		{"colour: red", "unknown key"},
 		{"grid: {load: [", "grid file:"},
 	} {
-		if _, err := ParseGridFile([]byte(c.in), kind); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.in, err, c.want)
-		}
+		t.Run(strconv.Quote(c.in), func(t *testing.T) {
+			if _, err := ParseGridFile([]byte(c.in), kind); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%q: %v, want %q", c.in, err, c.want)
+			}
+		})
 	}
 }
 

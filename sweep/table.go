@@ -29,65 +29,16 @@ type TableOptions struct {
 // it is an integer, float64 when they are numbers, bool for true/false and
 // string otherwise.
 func (r *Results) Table(o TableOptions) (*table.Table, error) {
-	cols := r.Sweep.Grid.Columns()
-	grid := map[string]bool{}
-	for _, c := range cols {
-		grid[c.Name] = true
-	}
-	// Vector columns' widths.
-	width := map[string]int{}
-	for _, t := range r.Sweep.Tasks {
-		for _, q := range t.Point {
-			if q.Value.Kind().Vector() {
-				width[q.Name] = max(width[q.Name], len(q.Value.Vector()))
-			}
-		}
-	}
-	var names []string
-	types := map[string]table.Type{}
-	for _, c := range cols {
-		names = append(names, c.Name)
-		types[c.Name] = map[lists.Kind]table.Type{lists.Int: table.Int64, lists.Float: table.Float64, lists.Bool: table.Boolean}[c.Kind]
-		for i := 1; i <= width[c.Name]; i++ {
-			name := fmt.Sprintf("%s.%d", c.Name, i)
-			names = append(names, name)
-			types[name] = table.Int64
-			if c.Kind == lists.FloatVector {
-				types[name] = table.Float64
-			}
-			grid[name] = true
-		}
-	}
-	nGrid := len(names)
+	gc := r.gridColumns()
 	var result table.Builder
-	type row struct {
-		grid   []any
-		status State
-		err    string
-		secs   float64
-	}
-	var rows []row
+	var rows []taskRow
 	failed := false
 	for _, t := range r.Sweep.Tasks {
 		rec := r.Records[t.ID]
 		if rec == nil {
 			continue
 		}
-		g := make([]any, 0, nGrid)
-		for _, q := range t.Point {
-			g = append(g, cell(q.Value))
-			for i := range width[q.Name] {
-				if vec := q.Value.Vector(); i < len(vec) {
-					if q.Value.Kind() == lists.IntVector {
-						g = append(g, q.Value.Ints()[i]) // exact beyond 2⁵³
-					} else {
-						g = append(g, vec[i])
-					}
-				} else {
-					g = append(g, nil)
-				}
-			}
-		}
+		g := gc.cells(t.Point)
 		failed = failed || rec.State != OK
 		var sub [][]table.Field
 		if len(rec.Result) > 0 {
@@ -102,27 +53,99 @@ func (r *Results) Table(o TableOptions) (*table.Table, error) {
 		for _, fs := range sub {
 			var kept []table.Field
 			for _, f := range fs {
-				if grid[f.Name] || (!o.Timings && table.IsTiming(f.Name)) {
+				if gc.grid[f.Name] || (!o.Timings && table.IsTiming(f.Name)) {
 					continue
 				}
 				kept = append(kept, f)
 			}
 			result.Add(kept)
-			rows = append(rows, row{g, rec.State, rec.Error, rec.Seconds})
+			rows = append(rows, taskRow{g, rec.State, rec.Error, rec.Seconds})
 		}
 	}
-	// Columns and their types.
-	res := result.Table()
+	return gc.assemble(result.Table(), rows, failed, o.Timings), nil
+}
+
+// taskRow is what a table row takes from its task besides the result.
+type taskRow struct {
+	grid   []any
+	status State
+	err    string
+	secs   float64
+}
+
+// gridColumns are the table's grid columns: names and types in order
+// (vector entries after their vector), every name that is a grid column,
+// and each vector flag's width.
+type gridColumns struct {
+	names []string
+	types map[string]table.Type
+	grid  map[string]bool
+	width map[string]int
+}
+
+func (r *Results) gridColumns() *gridColumns {
+	cols := r.Sweep.Grid.Columns()
+	gc := &gridColumns{types: map[string]table.Type{}, grid: map[string]bool{}, width: map[string]int{}}
+	for _, c := range cols {
+		gc.grid[c.Name] = true
+	}
+	for _, t := range r.Sweep.Tasks {
+		for _, q := range t.Point {
+			if q.Value.Kind().Vector() {
+				gc.width[q.Name] = max(gc.width[q.Name], len(q.Value.Vector()))
+			}
+		}
+	}
+	for _, c := range cols {
+		gc.names = append(gc.names, c.Name)
+		gc.types[c.Name] = map[lists.Kind]table.Type{lists.Int: table.Int64, lists.Float: table.Float64, lists.Bool: table.Boolean}[c.Kind]
+		for i := 1; i <= gc.width[c.Name]; i++ {
+			name := fmt.Sprintf("%s.%d", c.Name, i)
+			gc.names = append(gc.names, name)
+			gc.types[name] = table.Int64
+			if c.Kind == lists.FloatVector {
+				gc.types[name] = table.Float64
+			}
+			gc.grid[name] = true
+		}
+	}
+	return gc
+}
+
+// cells returns a point's grid cells (nil for the entries a shorter
+// vector lacks).
+func (gc *gridColumns) cells(p Point) []any {
+	g := make([]any, 0, len(gc.names))
+	for _, q := range p {
+		g = append(g, cell(q.Value))
+		for i := range gc.width[q.Name] {
+			if vec := q.Value.Vector(); i < len(vec) {
+				if q.Value.Kind() == lists.IntVector {
+					g = append(g, q.Value.Ints()[i]) // exact beyond 2⁵³
+				} else {
+					g = append(g, vec[i])
+				}
+			} else {
+				g = append(g, nil)
+			}
+		}
+	}
+	return g
+}
+
+// assemble puts the grid columns, the results' columns res and the task
+// columns together, one row per element of rows.
+func (gc *gridColumns) assemble(res *table.Table, rows []taskRow, failed, timings bool) *table.Table {
 	t := &table.Table{}
-	for i, n := range names {
-		t.Columns = append(t.Columns, table.Column{Name: n, Type: types[n], Grid: i < nGrid})
+	for i, n := range gc.names {
+		t.Columns = append(t.Columns, table.Column{Name: n, Type: gc.types[n], Grid: i < len(gc.names)})
 	}
 	t.Columns = append(t.Columns, res.Columns...)
 	t.Columns = append(t.Columns, table.Column{Name: "task_status", Type: table.String})
 	if failed {
 		t.Columns = append(t.Columns, table.Column{Name: "task_error", Type: table.String})
 	}
-	if o.Timings {
+	if timings {
 		t.Columns = append(t.Columns, table.Column{Name: "task_seconds", Type: table.Float64})
 	}
 	for i, rw := range rows {
@@ -135,12 +158,12 @@ func (r *Results) Table(o TableOptions) (*table.Table, error) {
 			}
 			cells = append(cells, e)
 		}
-		if o.Timings {
+		if timings {
 			cells = append(cells, rw.secs)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
-	return t, nil
+	return t
 }
 
 // cell is a grid value as a table cell: int64, float64, bool or string.

@@ -222,7 +222,13 @@ func Read(path string) (*Table, error) {
 }
 
 func readCSV(r io.Reader) (*Table, error) {
-	recs, err := csv.NewReader(r).ReadAll()
+	// A byte-order mark (spreadsheets write one) is not part of the first
+	// column's name.
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		_, _ = br.Discard(3)
+	}
+	recs, err := csv.NewReader(br).ReadAll()
 	if err != nil {
 		return nil, err
 	}
@@ -332,21 +338,8 @@ func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
 			t, err = nil, fmt.Errorf("corrupt Parquet file: %v", p)
 		}
 	}()
-	// The file ends in the footer's length and PAR1: check that the
-	// footer fits the file before the Parquet reader allocates it (an
-	// 861-byte file could otherwise ask for 4 GB).
-	var tail [8]byte
-	if size < 12 {
-		return nil, errors.New("not a Parquet file (too short)")
-	}
-	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+	if err := checkParquetFooter(f, size); err != nil {
 		return nil, err
-	}
-	if string(tail[4:]) != "PAR1" {
-		return nil, errors.New("not a Parquet file (it does not end in PAR1)")
-	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
-		return nil, fmt.Errorf("corrupt Parquet file: a footer of %d bytes in a file of %d", n, size)
 	}
 	// The rows are all it reads: no page index, no Bloom filters.
 	pf, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
@@ -355,23 +348,11 @@ func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
 	}
 	t = &Table{}
 	for _, fl := range pf.Schema().Fields() {
-		if !fl.Leaf() || fl.Repeated() {
-			return nil, fmt.Errorf("column %q is not a flat column", fl.Name())
+		c, err := parquetColumn(fl)
+		if err != nil {
+			return nil, err
 		}
-		var typ Type
-		switch fl.Type().Kind() {
-		case parquet.Double, parquet.Float:
-			typ = Float64
-		case parquet.Int32, parquet.Int64:
-			typ = Int64
-		case parquet.Boolean:
-			typ = Boolean
-		case parquet.ByteArray, parquet.FixedLenByteArray:
-			typ = String
-		default:
-			return nil, fmt.Errorf("column %q has type %v", fl.Name(), fl.Type())
-		}
-		t.Columns = append(t.Columns, Column{Name: fl.Name(), Type: typ})
+		t.Columns = append(t.Columns, c)
 	}
 	r := parquet.NewReader(pf, pf.Schema()) // pf, not f: no second open (which panics on errors)
 	defer r.Close()
@@ -379,32 +360,7 @@ func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
 	for {
 		n, err := r.ReadRows(buf)
 		for _, pr := range buf[:n] {
-			row := make([]any, len(t.Columns))
-			for _, v := range pr {
-				j := v.Column()
-				if j < 0 || j >= len(row) || v.IsNull() {
-					continue
-				}
-				switch t.Columns[j].Type {
-				case Float64:
-					if v.Kind() == parquet.Float {
-						row[j] = float64(v.Float())
-					} else {
-						row[j] = v.Double()
-					}
-				case Int64:
-					if v.Kind() == parquet.Int32 {
-						row[j] = int64(v.Int32())
-					} else {
-						row[j] = v.Int64()
-					}
-				case Boolean:
-					row[j] = v.Boolean()
-				default:
-					row[j] = string(v.ByteArray())
-				}
-			}
-			t.Rows = append(t.Rows, row)
+			t.Rows = append(t.Rows, t.parquetRow(pr))
 		}
 		if errors.Is(err, io.EOF) {
 			return t, nil
@@ -413,4 +369,76 @@ func readParquet(f io.ReaderAt, size int64) (t *Table, err error) {
 			return nil, err
 		}
 	}
+}
+
+// checkParquetFooter checks the file's end: the footer's length and PAR1,
+// and that the footer fits the file, before the Parquet reader allocates
+// it (an 861-byte file could otherwise ask for 4 GB).
+func checkParquetFooter(f io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return errors.New("not a Parquet file (too short)")
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return errors.New("not a Parquet file (it does not end in PAR1)")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("corrupt Parquet file: a footer of %d bytes in a file of %d", n, size)
+	}
+	return nil
+}
+
+// parquetColumn is the column of a flat Parquet field.
+func parquetColumn(fl parquet.Field) (Column, error) {
+	if !fl.Leaf() || fl.Repeated() {
+		return Column{}, fmt.Errorf("column %q is not a flat column", fl.Name())
+	}
+	var typ Type
+	switch fl.Type().Kind() {
+	case parquet.Double, parquet.Float:
+		typ = Float64
+	case parquet.Int32, parquet.Int64:
+		typ = Int64
+	case parquet.Boolean:
+		typ = Boolean
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		typ = String
+	default:
+		return Column{}, fmt.Errorf("column %q has type %v", fl.Name(), fl.Type())
+	}
+	return Column{Name: fl.Name(), Type: typ}, nil
+}
+
+// parquetRow converts a Parquet row to cells of t's column types (nil for
+// a null, and for a value of no column).
+func (t *Table) parquetRow(pr parquet.Row) []any {
+	row := make([]any, len(t.Columns))
+	for _, v := range pr {
+		j := v.Column()
+		if j < 0 || j >= len(row) || v.IsNull() {
+			continue
+		}
+		switch t.Columns[j].Type {
+		case Float64:
+			if v.Kind() == parquet.Float {
+				row[j] = float64(v.Float())
+			} else {
+				row[j] = v.Double()
+			}
+		case Int64:
+			if v.Kind() == parquet.Int32 {
+				row[j] = int64(v.Int32())
+			} else {
+				row[j] = v.Int64()
+			}
+		case Boolean:
+			row[j] = v.Boolean()
+		default:
+			row[j] = string(v.ByteArray())
+		}
+	}
+	return row
 }

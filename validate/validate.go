@@ -55,6 +55,9 @@ func Verdict(e sim.Estimate, theory, allow float64) (half float64, pass bool) {
 	if math.IsNaN(theory) || math.IsNaN(e.Mean) {
 		return half, false
 	}
+	if e.Method != "" && e.Method != sim.Transient && !e.Steady {
+		return half, false
+	}
 	return half, math.Abs(e.Mean-theory) <= half+allow+1e-12*math.Abs(theory)
 }
 
@@ -132,7 +135,7 @@ func (e *env) tipCheck(quantity string, n int, want float64, res *sim.Result) Ch
 	}
 	frac := float64(res.Tipped) / float64(len(res.Reps))
 	return Check{Case: e.cs.Name, Source: e.cs.Source, Quantity: quantity, N: n, Theory: want,
-		Sim: sim.Estimate{Mean: frac, Samples: 1}, Pass: frac == want, brokenPass: frac == 1-want}
+		Sim: sim.Estimate{Mean: frac, Level: sim.DefaultLevel, Samples: 1}, Pass: frac == want, brokenPass: frac == 1-want}
 }
 
 func breakValue(x float64) float64 { return 1.25*x + 0.05 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/quantity"
+	"github.com/fluidlb/fluid/report"
 )
 
 // A computation is how every command runs its work, the same way: a watch
@@ -125,4 +130,141 @@ func reportStatus(s outcome.Status) string {
 		return outcome.Converged.Name()
 	}
 	return s.Name()
+}
+
+// output is how a command writes its report: JSON, CSV (one row per
+// element of the array rows, or one row) or text.
+type output struct {
+	json, csv bool
+	rows      string
+}
+
+// emit writes rep in the chosen form, after the invariant guard
+// (quantity.Check): a report that fails it is not an answer and leaves as
+// an invalidResult (exit status 1) with the violations as the evidence;
+// with --json stdout gets a report.Refusal with status invalid_result,
+// otherwise nothing. Every command writes its report here, so no number
+// reaches stdout without the guard. text writes the human form into a
+// buffer: what reaches stdout is written at once, never a part.
+func emit(w io.Writer, out output, rep any, text func(io.Writer) error) error {
+	if err := quantity.Check(rep); err != nil {
+		var qe *quantity.Error
+		if !errors.As(err, &qe) {
+			return err
+		}
+		inv := &invalidResult{qe}
+		if out.json {
+			ref := refusalOf(rep, outcome.InvalidResult, "the result failed its invariants, so it is not shown as an answer")
+			for _, v := range qe.Violations {
+				ref.Violations = append(ref.Violations, report.Violation{Path: v.Path, Invariant: v.Invariant, Values: v.Values})
+			}
+			return errors.Join(writeJSON(w, ref), inv)
+		}
+		return inv
+	}
+	switch {
+	case out.json:
+		return writeJSON(w, rep)
+	case out.csv:
+		return writeCSVReport(w, rep, out.rows)
+	}
+	var b bytes.Buffer
+	if err := text(&b); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// refusalOf is the refusal of rep (whose header names the command).
+func refusalOf(rep any, s outcome.Status, reason string) *report.Refusal {
+	ref := &report.Refusal{Header: report.NewHeader(""), Status: s.Name(), Reason: reason}
+	v := reflect.ValueOf(rep)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Struct {
+		if h, ok := v.FieldByName("Header").Interface().(report.Header); ok {
+			ref.Header = h
+		}
+	}
+	return ref
+}
+
+// invalidResult is the error of a report that failed the invariant guard:
+// exit status 1, like any computation that ran without delivering its
+// answer.
+type invalidResult struct{ err *quantity.Error }
+
+func (e *invalidResult) Error() string {
+	return e.err.Error() + " (status invalid_result; a bug: please report it with the command line)"
+}
+
+func (e *invalidResult) Unwrap() error { return e.err }
+
+// interruptedBefore ends a command a signal stopped before any of its
+// work finished: with --json, a report.Refusal with status interrupted
+// (so stdout is valid JSON whenever it is not empty), then exit status
+// 128 + the signal.
+func (c *computation) interruptedBefore(w io.Writer, out output, command, what string) error {
+	if out.json {
+		ref := &report.Refusal{Header: report.NewHeader(command), Status: outcome.Interrupted.Name(), Reason: what}
+		if err := writeJSON(w, ref); err != nil {
+			return err
+		}
+	}
+	return c.halted("%s", what)
+}
+
+// await runs work, a computation that cannot be cancelled, on a goroutine
+// of its own, and returns true when it has finished, or false as soon as
+// a signal has arrived: the caller then prints what had finished and
+// exits (the work is abandoned with the process). A panic in the work is
+// raised again here, where the command line reports it as a bug.
+func (c *computation) await(work func()) bool {
+	if c.w == nil {
+		work()
+		return true
+	}
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		work()
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			panic(p)
+		}
+		return true
+	case <-c.w.ctx.Done():
+		return false
+	}
+}
+
+// each runs item(0), …, item(n−1) in order, like await on a goroutine of
+// its own, and returns how many finished: n, or fewer as soon as a signal
+// arrives (the item in progress is abandoned) or an item fails (its
+// error). item(i) writes only its own results, which the caller may read
+// for every i below the count returned.
+func (c *computation) each(n int, item func(i int) error) (int, error) {
+	var mu sync.Mutex
+	done := 0
+	var err error
+	c.await(func() {
+		for i := 0; i < n; i++ {
+			if e := item(i); e != nil {
+				mu.Lock()
+				err = e
+				mu.Unlock()
+				return
+			}
+			mu.Lock()
+			done++
+			mu.Unlock()
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return done, err
 }

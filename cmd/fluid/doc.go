@@ -80,14 +80,19 @@ meanfield, --alpha and --beta) reads the same grammar as sweep (package lists): 
 ranges A..B, A..B:STEP (the step must land on B) and A..B*FACTOR.
 
 Exit status: 0 on success; 2 for a mistake in the command line (an unknown
-flag, a value out of range or beyond a resource bound: the message names
-the flag and the bound, and nothing is computed); 1 when a computation
-fails or does not converge — a solve that ends without converging still
-writes its report, with status not_settled or not_converged and the values
-it reached, but never exits 0 with them shown as a limit — or, for sweep,
-when a task failed; 128 + the signal (130 for Ctrl-C) when interrupted:
-edge and sweep first print or keep what they finished; 70 for an internal
-error (a panic: a bug in fluid, printed with its stack).
+flag, a value out of range or beyond a resource bound, a flag given where
+it has no effect or with an empty value, an output path that is a
+directory or in a missing folder, a sweep shard another process holds:
+the message names the flag and the bound, and nothing is computed); 1 when
+a computation fails or does not converge — a solve that ends without
+converging still writes its report, with status not_settled or
+not_converged and the values it reached, but never exits 0 with them shown
+as a limit — when its result fails its invariants (status invalid_result,
+with the evidence), or, for sweep, when a task failed; 128 + the signal
+(130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP) when interrupted: every
+command first prints or keeps what it finished (with --json, a document
+with status interrupted); 70 for an internal error (a panic: a bug in
+fluid, printed with its stack).
 
 Units: time in mean service times; loads and rates per server.
 

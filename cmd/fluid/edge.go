@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/meanfield/staleboard"
 	"github.com/fluidlb/fluid/outcome"
 	"github.com/fluidlb/fluid/report"
@@ -81,6 +82,21 @@ logistic fit of the fraction that tipped, with its 95% interval.
 	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per entry; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Edge; schema in docs/schema/edge.json)")
+	finite := needs(func() bool { return o.servers != "" }, "it applies to finite-N edges: add --servers N")
+	simulated := needs(func() bool { return o.simulate }, "it applies to the simulated edges: add --servers N --simulate")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K", list: kind(lists.Int)},
+		flagRule{flag: "load", field: "Load", list: kind(lists.Float)},
+		flagRule{flag: "servers", field: "Servers", list: kind(lists.Int)},
+		flagRule{flag: "horizon", field: "Horizon", rng: in(1, staleboard.MaxHorizon, "1000"), when: finite},
+		flagRule{flag: "simulate", when: finite},
+		flagRule{flag: "reps", field: "Reps", rng: in(2, 10000, "16"), when: simulated},
+		flagRule{flag: "seed", field: "Seed", when: simulated},
+		flagRule{flag: "floor", field: "Floor", rng: between(0, math.MaxFloat64, "()", "0.05")},
+		flagRule{flag: "max-period", field: "MaxPeriod", rng: between(0, staleboard.MaxPeriod, "(]", "20000")},
+		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
+	)
+	cmd.Annotations[fieldKey+"Top"] = "--floor\x00--floor" // the search range [floor, top] is empty
 	return cmd
 }
 
@@ -88,31 +104,9 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
-	ks, err := parseIntList("dispatchers", o.ks)
+	ks, servers, err := edgeGrid(o)
 	if err != nil {
 		return err
-	}
-	ns := []int{0}
-	if o.servers != "" {
-		more, err := parseIntList("servers", o.servers)
-		if err != nil {
-			return err
-		}
-		for _, n := range more {
-			if n < 1 {
-				return usagef("invalid --servers: %d, want N ≥ 1", n)
-			}
-		}
-		ns = append(ns, more...)
-	}
-	if o.simulate && len(ns) == 1 {
-		return usagef("--simulate needs --servers: the simulator runs finite systems")
-	}
-	if o.horizon < 1 || o.horizon > staleboard.MaxHorizon {
-		return usagef("invalid --horizon: %d refresh periods, want 1..%d", o.horizon, staleboard.MaxHorizon)
-	}
-	if o.simulate && (o.reps < 2 || o.reps > 10000) {
-		return usagef("invalid --reps: %d, want 2..10000", o.reps)
 	}
 	start := time.Now()
 	c := startComputation(stderr, "edges", "stopping the edge table; finished results follow")
@@ -122,10 +116,10 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if o.simulate {
 		rep.Reps, rep.Seed = ptr(o.reps), ptr(o.seed)
 	}
-	entries, err := edgeRows(rep, ks, o.loads, ns[1:], o.horizon, &set)
+	entries, err := edgeRows(rep, ks, o.loads, servers, o.horizon, &set)
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	var halted error
 	if len(rep.Rows) < entries {
@@ -143,18 +137,38 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	switch {
-	case o.csv:
-		err = writeCSVReport(stdout, rep, "rows")
-	case o.json:
-		err = writeJSON(stdout, rep)
-	default:
-		err = writeEdgeTable(stdout, rep)
+	if len(rep.Rows) == 0 && halted != nil {
+		return c.interruptedBefore(stdout, output{json: o.json}, "edge", "no entry had finished")
 	}
-	if err != nil {
+	out := output{json: o.json, csv: o.csv, rows: "rows"}
+	if err := emit(stdout, out, rep, func(w io.Writer) error { return writeEdgeTable(w, rep) }); err != nil {
 		return err
 	}
 	return halted
+}
+
+// edgeGrid are the table's dispatcher counts and finite numbers of
+// servers (none: N = ∞ only).
+func edgeGrid(o *edgeOptions) (ks, servers []int, err error) {
+	ks, err = parseIntList("dispatchers", o.ks)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.servers != "" {
+		servers, err = parseIntList("servers", o.servers)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range servers {
+			if n < 1 {
+				return nil, nil, usagef("invalid --servers: %d, want N ≥ 1 (e.g. --servers 100)", n)
+			}
+		}
+	}
+	if o.simulate && len(servers) == 0 {
+		return nil, nil, usagef("--simulate needs --servers: the simulator runs finite systems")
+	}
+	return ks, servers, nil
 }
 
 // simulateEdges measures every finite-N edge of the report by simulation
@@ -179,7 +193,7 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 		set.Progress = func(done, _ int64, _ string) { run.Report(int64(i)*per+done, total, "") }
 		curve, err := tipping.Simulate(&tipping.Model{Dispatchers: row.Dispatchers, Load: row.Load, Servers: *row.Servers}, set)
 		if err != nil {
-			return i, len(rows), paramUsage(err)
+			return i, len(rows), err
 		}
 		if curve.Status == outcome.Interrupted {
 			return i, len(rows), nil

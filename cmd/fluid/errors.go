@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-
-	"github.com/fluidlb/fluid/internal/param"
 )
 
 // usageError marks a mistake in the command line (exit status 2), as
@@ -45,60 +43,4 @@ func exitCode(err error) int {
 		return ec.ExitCode()
 	}
 	return 1
-}
-
-// paramFlags maps the struct fields that library errors name
-// (param.Error.Param) to the flags that set them. Only the command line
-// knows flag names.
-var paramFlags = map[string]string{
-	"Alpha":          "--alpha",
-	"Beta":           "--beta",
-	"CorrelationAge": "--correlation-age",
-	"D":              "--policy",
-	"Discipline":     "--discipline",
-	"Dispatchers":    "--dispatchers",
-	"Exchange":       "--exchange",
-	"Floor":          "--floor",
-	"Horizon":        "--horizon",
-	"IMax":           "--imax",
-	"Jobs":           "--jobs",
-	"K":              "-k",
-	"Level":          "--level",
-	"Load":           "--load",
-	"MaxIter":        "--iterations",
-	"MaxPeriod":      "--max-period",
-	"MaxQueue":       "--max-queue",
-	"MaxReps":        "--max-reps",
-	"OnBalanced":     "--on-balanced",
-	"Period":         "--period",
-	"Policy":         "--policy",
-	"Push":           "--push",
-	"RelPrecision":   "--rel-precision",
-	"RelTol":         "--rtol",
-	"Reps":           "--reps",
-	"Scenario":       "--scenario",
-	"Series":         "--series",
-	"Servers":        "--servers",
-	"Sizes":          "--sizes",
-	"Start":          "--start",
-	"TailTol":        "--tail-tol",
-	"Tally":          "--tally",
-	"Tol":            "--tol",
-	"Until":          "--until",
-	"Warmup":         "--warmup",
-	"Workers":        "--workers",
-}
-
-// paramUsage turns an invalid-parameter error from a solver into a usage
-// error naming the flag; other errors pass through unchanged.
-func paramUsage(err error) error {
-	var pe *param.Error
-	if errors.As(err, &pe) {
-		name := pe.Param
-		if f, ok := paramFlags[name]; ok {
-			name = f
-		}
-		return &usageError{err: fmt.Errorf("invalid %s: %s", name, pe.Msg)}
-	}
-	return err
 }

@@ -11,7 +11,7 @@ import (
 	"syscall"
 )
 
-// watch cancels a context at the first SIGINT or SIGTERM, so a long
+// watch cancels a context at the first SIGINT, SIGTERM or SIGHUP, so a long
 // computation can stop and print what it finished; a second signal ends
 // the process at once (the handler steps aside after the first).
 type watch struct {
@@ -40,7 +40,7 @@ func watchInterrupts(stderr io.Writer, doing string) *watch {
 	if w.owner = watching.CompareAndSwap(false, true); !w.owner {
 		return w
 	}
-	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case sig := <-w.sigs:

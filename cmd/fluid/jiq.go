@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -75,13 +73,45 @@ Dispatchers are reported in the order given.`,
 	f.Float64Var(&o.rtol, "rtol", 1e-10, "trajectory: relative error tolerance of the integrator")
 	f.BoolVar(&o.csv, "csv", false, "write CSV: the limit as one row (columns named as the JSON fields), or the trajectory")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.JIQ, or report.JIQTrajectory with --trajectory; schema in docs/schema/)")
+	o.declare(cmd)
 	return cmd
+}
+
+// jiqRows bounds the trajectory's output rows, and jiqNumbers the numbers
+// --json or --csv writes in all (rows × columns; about 20 bytes each:
+// 200 MB), so the output is admitted before any work.
+const (
+	jiqRows    = 1_000_000
+	jiqNumbers = 10_000_000
+)
+
+// jiqMaxUntil bounds --until: the integrator's default step budget
+// (1,000,000 steps) reached t ≈ 6.6·10⁶ for the default model, and the
+// fluid limit settles within a few hundred mean service times, so 10⁵ is
+// far beyond any transient and well inside the budget.
+const jiqMaxUntil = 1e5
+
+func (o *jiqOptions) declare(cmd *cobra.Command) {
+	traj := needs(func() bool { return o.trajectory }, "it applies to the trajectory: add --trajectory")
+	queueing := needs(func() bool { return strings.EqualFold(strings.TrimSpace(o.scenario), "queueing") },
+		"the blocking scenario has no queues: it applies with --scenario queueing")
+	declare(cmd,
+		flagRule{flag: "scenario", field: "Scenario"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "alpha", field: "Alpha"}, flagRule{flag: "beta", field: "Beta"},
+		flagRule{flag: "exchange", field: "Exchange"},
+		flagRule{flag: "imax", field: "IMax", when: queueing},
+		flagRule{flag: "tail-tol", field: "TailTol", rng: between(0, 1, "()", "1e-12"), when: queueing},
+		flagRule{flag: "verify", when: needs(func() bool { return !o.trajectory }, "--verify checks the limit; a trajectory is the ODE itself")},
+		flagRule{flag: "until", field: "Until", rng: between(0, jiqMaxUntil, "(]", "20"), when: traj},
+		flagRule{flag: "every", rng: between(0, jiqMaxUntil, "(]", "1"), when: traj},
+		flagRule{flag: "rtol", field: "RTol", rng: between(1e-15, 0.1, "[]", "1e-10"), when: traj},
+	)
 }
 
 func (o *jiqOptions) model() (*jiq.Model, error) {
 	scen, err := farm.ParseScenario(o.scenario)
 	if err != nil {
-		return nil, paramUsage(err)
+		return nil, err
 	}
 	m := &jiq.Model{
 		Scenario: scen,
@@ -93,65 +123,54 @@ func (o *jiqOptions) model() (*jiq.Model, error) {
 		TailTol:  o.tailTol,
 	}
 	if err := m.Validate(); err != nil {
-		return nil, paramUsage(err)
+		return nil, err
 	}
 	return m, nil
 }
 
 func runJIQ(cmd *cobra.Command, o *jiqOptions) error {
-	flags := cmd.Flags()
-	if !o.trajectory {
-		for _, name := range []string{"until", "every", "rtol"} {
-			if flags.Changed(name) {
-				return usagef("--%s needs --trajectory", name)
-			}
-		}
-	} else if flags.Changed("verify") {
-		return usagef("--verify applies to the limit, not to --trajectory")
-	}
-	if o.csv && o.json {
-		return usagef("--csv and --json are exclusive")
-	}
-	if o.tailTol == 0 {
-		return usagef("invalid --tail-tol: 0, want a number in (0, 1)")
+	if err := exclusiveOutputs(o.json, o.csv); err != nil {
+		return err
 	}
 	m, err := o.model()
 	if err != nil {
 		return err
 	}
-	if m.Scenario == jiq.Blocking {
-		for _, name := range []string{"imax", "tail-tol"} {
-			if flags.Changed(name) {
-				return usagef("--%s applies to the queueing scenario (the blocking scenario has no queues)", name)
-			}
-		}
-	}
 	w := cmd.OutOrStdout()
+	c := startComputation(cmd.ErrOrStderr(), "jiq", "stopping; what finished follows")
+	defer c.stop()
 	if o.trajectory {
-		return runJIQTrajectory(w, m, o)
+		return runJIQTrajectory(w, c, m, o)
 	}
+	var rep *report.JIQ
+	if !c.await(func() { rep, err = jiqLimit(m, o.verify) }) {
+		return c.interruptedBefore(w, output{json: o.json}, "jiq", "the limit had not been computed")
+	}
+	if err != nil {
+		return err
+	}
+	return emit(w, output{json: o.json, csv: o.csv}, rep, func(w io.Writer) error { return writeJIQTable(w, rep) })
+}
+
+// jiqLimit computes the limit's report, with verify also the fluid ODE's
+// long-time limit beside it.
+func jiqLimit(m *jiq.Model, verify bool) (*report.JIQ, error) {
 	lim, err := jiq.Limit(m)
 	if err != nil {
-		return paramUsage(err)
+		return nil, err
 	}
 	rep := newJIQReport(m, lim)
-	if o.verify {
+	if verify {
 		s, err := jiq.Settle(m, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := ended(s.Status, fmt.Sprintf("fluid ODE check: no steady state at t = %g (largest |dy/dt| = %.3g)", s.T, s.Residual)); err != nil {
-			return err
+			return nil, err
 		}
 		rep.ODE = compareODE(m, lim, s)
 	}
-	if o.csv {
-		return writeCSVReport(w, rep, "")
-	}
-	if o.json {
-		return writeJSON(w, rep)
-	}
-	return writeJIQTable(w, rep)
+	return rep, nil
 }
 
 func newJIQReport(m *jiq.Model, lim *jiq.LimitResult) *report.JIQ {
@@ -278,196 +297,4 @@ func writeJIQTable(w io.Writer, r *report.JIQ) error {
 	tw.Flush()
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func runJIQTrajectory(w io.Writer, m *jiq.Model, o *jiqOptions) error {
-	if o.until <= 0 || math.IsNaN(o.until) || math.IsInf(o.until, 0) {
-		return usagef("invalid --until: %v, want a finite time > 0", o.until)
-	}
-	every := o.every
-	if every == 0 {
-		every = o.until / 20
-	}
-	if every <= 0 || math.IsNaN(every) || every > o.until {
-		return usagef("invalid --every: %v, want a number in (0, --until]", o.every)
-	}
-	if o.rtol <= 0 || o.rtol >= 1 || math.IsNaN(o.rtol) {
-		return usagef("invalid --rtol: %v, want a number in (0, 1)", o.rtol)
-	}
-	n := int(math.Floor(o.until/every + 1e-9))
-	if n > 1000000 {
-		return usagef("--until/--every asks for %d output rows; at most 1,000,000", n)
-	}
-	times := make([]float64, 0, n+2)
-	for i := 0; i <= n; i++ {
-		times = append(times, float64(i)*every)
-	}
-	if times[len(times)-1] < o.until {
-		times = append(times, o.until)
-	}
-	times[len(times)-1] = math.Min(times[len(times)-1], o.until)
-
-	var out func(p *jiq.Point) error
-	var flush func(res *jiq.TrajectoryResult) error
-	switch {
-	case o.json:
-		rep := &report.JIQTrajectory{Header: report.NewHeader("jiq"), Until: o.until, Every: every, RTol: o.rtol, Scenario: m.Scenario.String(), Load: m.Load, Alpha: m.Alpha, Beta: m.Beta, Exchange: m.Exchange}
-		out = func(p *jiq.Point) error {
-			pj := report.JIQPoint{T: p.T, Busy: p.Busy, Tokens: append([]float64(nil), p.Tokens...)}
-			if m.Scenario == jiq.Blocking {
-				pj.Blocking = ptr(p.Blocking)
-			} else {
-				pj.Occupancy = append([]float64(nil), p.Occupancy...)
-				pj.RandomRate = ptr(p.RandomRate)
-				pj.MeanQueue = ptr(p.MeanQueue)
-			}
-			rep.Points = append(rep.Points, pj)
-			return nil
-		}
-		flush = func(res *jiq.TrajectoryResult) error {
-			rep.Switches = []report.JIQSwitch{}
-			for _, s := range res.Switches {
-				rep.Switches = append(rep.Switches, report.JIQSwitch{T: s.T, Dispatcher: s.Dispatcher + 1, Empty: s.Empty})
-			}
-			rep.ConservationError = res.ConservationError
-			rep.Steps = res.Stats.Steps
-			if m.Scenario == jiq.Queueing {
-				rep.IMax = ptr(res.IMax)
-				rep.BoundaryMass = ptr(res.BoundaryMass)
-			}
-			return writeJSON(w, rep)
-		}
-	case o.csv:
-		cw := csv.NewWriter(w)
-		header := false
-		var row []string
-		out = func(p *jiq.Point) error {
-			if !header {
-				h := []string{"t"}
-				if m.Scenario == jiq.Blocking {
-					h = append(h, "x0")
-				} else {
-					for i := range p.Occupancy {
-						h = append(h, fmt.Sprintf("y%d", i))
-					}
-				}
-				for r := range p.Tokens {
-					h = append(h, fmt.Sprintf("x%d", r+1))
-				}
-				if m.Scenario == jiq.Blocking {
-					h = append(h, "blocking")
-				} else {
-					h = append(h, "lambda2")
-				}
-				if err := cw.Write(h); err != nil {
-					return err
-				}
-				header = true
-			}
-			num := func(x float64) string { return strconv.FormatFloat(x, 'g', 12, 64) }
-			row = append(row[:0], num(p.T))
-			if m.Scenario == jiq.Blocking {
-				row = append(row, num(p.Busy))
-			} else {
-				for _, y := range p.Occupancy {
-					row = append(row, num(y))
-				}
-			}
-			for _, x := range p.Tokens {
-				row = append(row, num(x))
-			}
-			if m.Scenario == jiq.Blocking {
-				row = append(row, num(p.Blocking))
-			} else {
-				row = append(row, num(p.RandomRate))
-			}
-			// Flushed row by row: output cut short by an error (or a
-			// signal) ends at a complete line.
-			if err := cw.Write(row); err != nil {
-				return err
-			}
-			cw.Flush()
-			return cw.Error()
-		}
-		flush = func(*jiq.TrajectoryResult) error {
-			cw.Flush()
-			return cw.Error()
-		}
-	default:
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		header := false
-		out = func(p *jiq.Point) error {
-			if !header {
-				h := "t\t"
-				if m.Scenario == jiq.Blocking {
-					h += "busy x0\t"
-				} else {
-					h += "y0\ty1\ty2\ty3+\t"
-				}
-				for r := range p.Tokens {
-					h += fmt.Sprintf("x%d\t", r+1)
-				}
-				if m.Scenario == jiq.Blocking {
-					h += "blocking\t"
-				} else {
-					h += "lambda2\tmean queue\t"
-				}
-				fmt.Fprintln(tw, h)
-				header = true
-			}
-			line := g(p.T) + "\t"
-			f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
-			if m.Scenario == jiq.Blocking {
-				line += f(p.Busy) + "\t"
-			} else {
-				var rest float64
-				for _, y := range p.Occupancy[min(3, len(p.Occupancy)):] {
-					rest += y
-				}
-				at := func(i int) float64 {
-					if i < len(p.Occupancy) {
-						return p.Occupancy[i]
-					}
-					return 0
-				}
-				line += f(at(0)) + "\t" + f(at(1)) + "\t" + f(at(2)) + "\t" + f(rest) + "\t"
-			}
-			for _, x := range p.Tokens {
-				line += f(x) + "\t"
-			}
-			if m.Scenario == jiq.Blocking {
-				line += f(p.Blocking) + "\t"
-			} else {
-				line += f(p.RandomRate) + "\t" + f(p.MeanQueue) + "\t"
-			}
-			fmt.Fprintln(tw, line)
-			return nil
-		}
-		flush = func(res *jiq.TrajectoryResult) error {
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for _, s := range res.Switches {
-				what := "refills"
-				if s.Empty {
-					what = "empties"
-				}
-				fmt.Fprintf(w, "dispatcher %d's token pool %s at t = %s\n", s.Dispatcher+1, what, g(s.T))
-			}
-			fmt.Fprintf(w, "%d steps; conservation kept to %.2g", res.Stats.Steps, res.ConservationError)
-			if m.Scenario == jiq.Queueing {
-				fmt.Fprintf(w, "; imax %d, largest mass at imax %.2g", res.IMax, res.BoundaryMass)
-			}
-			fmt.Fprintln(w)
-			return nil
-		}
-	}
-	res, err := jiq.Trajectory(m, &jiq.TrajectorySettings{Until: o.until, RTol: o.rtol, ATol: o.rtol * 1e-2, Times: times, Output: out})
-	if err != nil {
-		return paramUsage(err)
-	}
-	if err := ended(res.Status, fmt.Sprintf("fluid ODE: the integration stopped at t = %g", res.T)); err != nil {
-		return err
-	}
-	return flush(res)
 }

@@ -21,7 +21,11 @@ import (
 func parseIntList(flag, s string) ([]int, error) {
 	v, err := lists.ParseInts(flag, s)
 	if err != nil {
-		return nil, listUsage(err)
+		ex := map[string]string{"dispatchers": "2..10"}[flag]
+		if ex == "" {
+			ex = "10,100 or --" + flag + " 10..1000*10"
+		}
+		return nil, &usageError{err: fmt.Errorf("%w (e.g. --%s %s)", err, flag, ex)}
 	}
 	return v, nil
 }
@@ -35,21 +39,10 @@ func listUsage(err error) error {
 	return err
 }
 
-// listFlags are the string and slice flags that hold a list of values the
-// command runs through itself (its own grid, one table row per value), by
-// "command/flag", with the kind of one value. A sweep makes each value a
-// task. Other slice flags (--alpha, --beta) hold one value that is itself a
-// comma list.
-var listFlags = map[string]lists.Kind{
-	"edge/dispatchers": lists.Int,
-	"edge/load":        lists.Float,
-	"edge/servers":     lists.Int,
-	"jackson/servers":  lists.Int,
-}
-
-// flagKind is the kind of value a flag of command cmd holds.
-func flagKind(cmd string, f *pflag.Flag) lists.Kind {
-	if k, ok := listFlags[cmd+"/"+f.Name]; ok {
+// flagKind is the kind of value a flag holds (for a list flag, the
+// kind of one value: declare binds them).
+func flagKind(f *pflag.Flag) lists.Kind {
+	if k, ok := listKindOf(f); ok {
 		return k
 	}
 	if lv, ok := f.Value.(*listValue); ok {
@@ -88,7 +81,7 @@ func useListGrammar(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			if _, ok := listFlags[c.Name()+"/"+f.Name]; ok && f.Value.Type() == "string" {
+			if _, ok := listKindOf(f); ok && f.Value.Type() == "string" {
 				f.Value = listType{f.Value}
 				return
 			}

@@ -48,7 +48,7 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
   fluid map -k 5 --load 0.9 --period 1100 --start half:110
   fluid map -k 5 --load 0.9 --period 20 --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMap(cmd.OutOrStdout(), cmd.ErrOrStderr(), o) },
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.k, "dispatchers", "k", 5, "dispatchers k, each adding its own sends to the board (1 = shared tally or partitioned)")
@@ -60,6 +60,13 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per phase; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Map; schema in docs/schema/map.json)")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K"}, flagRule{flag: "tally", field: "Tally"},
+		flagRule{flag: "load", field: "Load"}, flagRule{flag: "period", field: "Period"},
+		flagRule{flag: "start", field: "Start"},
+		flagRule{flag: "iterations", field: "MaxIter", rng: in(1, staleboard.MaxAttractorIter, "3000")},
+		flagRule{flag: "tol", field: "Tol", rng: between(1e-15, 1e-2, "[]", "1e-10")},
+	)
 	return cmd
 }
 
@@ -73,42 +80,53 @@ func parseTally(s string) (staleboard.Tally, error) {
 	return 0, param.Errorf("Tally", "unknown tally %q (want own, shared or partitioned)", s)
 }
 
-func runMap(w io.Writer, o *mapOptions) error {
+func runMap(w, stderr io.Writer, o *mapOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
 	}
-	// Zero settings mean the library's defaults; on the command line they
-	// are mistakes.
-	if o.iterations == 0 {
-		return usagef("invalid --iterations: 0, want at least 1")
-	}
-	if o.tol == 0 {
-		return usagef("invalid --tol: 0, want a number > 0")
-	}
 	tally, err := parseTally(o.tally)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	p, err := staleboard.Board(st)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	m := &staleboard.Model{System: staleboard.System{K: o.k, Load: o.load, Tally: tally}, Period: o.period}
 	mp, err := staleboard.NewMap(m)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
+	c := startComputation(stderr, "map", "stopping the map")
+	defer c.stop()
+	var rep *report.Map
+	var att *staleboard.AttractorResult
+	if !c.await(func() { att, rep, err = mapAttractor(mp, m, p, o) }) {
+		return c.interruptedBefore(w, output{json: o.json}, "map", "the map had not settled")
+	}
+	if err != nil {
+		return err
+	}
+	rep.Tally, rep.Start = tally.String(), st.String()
+	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
+	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
+	return errors.Join(err, unsettled)
+}
+
+// mapAttractor iterates the map from the board p to its attractor and
+// describes it (at a fixed point: its branch and spectrum).
+func mapAttractor(mp *staleboard.Map, m *staleboard.Model, p []float64, o *mapOptions) (*staleboard.AttractorResult, *report.Map, error) {
 	att, err := staleboard.Attractor(m, &staleboard.AttractorSettings{Start: p, Tol: o.tol, MaxIter: o.iterations})
 	if err != nil {
-		return paramUsage(err)
+		return nil, nil, err
 	}
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
-		Dispatchers: o.k, Tally: tally.String(), MapDispatchers: m.MapK(), Load: o.load, Period: o.period, Start: st.String(),
+		Dispatchers: o.k, MapDispatchers: m.MapK(), Load: o.load, Period: o.period,
 		Attractor: att.Status.Name(),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
 		Iterations: att.Iterations, Lost: att.Lost, Status: reportStatus(att.Status), Transient: att.Transient,
@@ -122,23 +140,20 @@ func runMap(w io.Writer, o *mapOptions) error {
 	if att.Status == outcome.FixedPoint {
 		sp, err := mp.Spectrum(att.Boards[0])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		r, err := mp.Apply(att.Boards[0])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		rep.Branch = ptr(r.Pass)
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
 	}
-	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last 100, not an attractor's", att.Iterations))
-	if o.csv {
-		return errors.Join(writeCSVReport(w, rep, "phases"), unsettled)
-	}
-	if o.json {
-		return errors.Join(writeJSON(w, rep), unsettled)
-	}
+	return att, rep, nil
+}
+
+func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult, tally staleboard.Tally, o *mapOptions) error {
 	var b strings.Builder
 	tallyNote := ""
 	switch tally {
@@ -186,6 +201,6 @@ func runMap(w io.Writer, o *mapOptions) error {
 		}
 		tw.Flush()
 	}
-	_, err = io.WriteString(w, b.String())
-	return errors.Join(err, unsettled)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 )
 
 type plotOptions struct {
+	args   []string // the positional arguments: NAME, all, or table FILE
 	out    string
 	format string
 	quick  bool
@@ -52,6 +54,7 @@ VALUE (repeatable). Axis labels come from the column names, with units.`,
   fluid plot table jiq.csv --x exchange --y load --z blocking -o jiq.png
   fluid plot table jackson.csv --x servers --z blocking --y load --lines --log-x -o b.png`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			o.args = args
 			if len(args) == 2 && args[0] == "table" {
 				return nil
 			}
@@ -64,11 +67,6 @@ VALUE (repeatable). Axis labels come from the column names, with units.`,
 			if args[0] == "table" {
 				return runPlotTable(cmd.OutOrStdout(), args[1], o)
 			}
-			for _, n := range tableFlags {
-				if cmd.Flags().Changed(n) {
-					return usagef("--%s is for plot table", n)
-				}
-			}
 			return runPlot(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o)
 		},
 	}
@@ -79,6 +77,18 @@ VALUE (repeatable). Axis labels come from the column names, with units.`,
 	f.StringVar(&o.data, "data", "", "directory caching each figure's data as JSON")
 	f.Uint64Var(&o.seed, "seed", 1, "base random seed of the simulations")
 	addTableFlags(f, &o.table)
+	table := func() bool { return len(o.args) > 0 && o.args[0] == "table" }
+	figures := needs(func() bool { return !table() }, "plot table draws the table's own data: it computes nothing")
+	rules := []flagRule{
+		{flag: "output"},
+		{flag: "format", when: needs(func() bool { return len(o.args) > 0 && o.args[0] == "all" }, "the format of one figure follows the -o file name (.png, .svg or .pdf); --format is for plot all")},
+		{flag: "quick", when: figures}, {flag: "data", when: figures},
+		{flag: "seed", rng: &flagRange{lo: 1, hi: math.MaxUint64, integer: true, example: "7"}, when: figures},
+	}
+	for _, n := range tableFlags {
+		rules = append(rules, flagRule{flag: n, when: needs(table, "it is for plot table FILE")})
+	}
+	declare(cmd, rules...)
 	return cmd
 }
 
@@ -91,45 +101,31 @@ func figureList() string {
 }
 
 // runPlot draws the figures, with a progress bar on stderr (a terminal)
-// while a figure's data is computed.
+// while a figure's data is computed. A signal abandons the figure in
+// progress; the figures finished are kept (each file is written whole or
+// not at all).
 func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
-	if o.seed == 0 {
-		return usagef("invalid --seed: 0, want ≥ 1 (0 stands for the default seed 1 in the library, so it would silently repeat seed 1)")
+	names, paths, err := plotTargets(name, o)
+	if err != nil {
+		return err
 	}
-	if o.out == "" {
-		return usagef("invalid -o: give an output file (or a directory for all)")
-	}
-	s := &plots.Settings{Quick: o.quick, Seed: o.seed, DataDir: o.data}
-	var names []string
-	var paths []string
-	if name == "all" {
-		if !slices.Contains([]string{"png", "svg", "pdf"}, o.format) {
-			return usagef("invalid --format: %q, want png, svg or pdf", o.format)
-		}
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if o.data != "" {
+		if err := outputDir("--data", o.data); err != nil {
 			return err
 		}
-		for _, n := range plots.Names() {
-			names = append(names, n)
-			paths = append(paths, filepath.Join(o.out, n+"."+o.format))
-		}
-	} else {
-		if plots.Title(name) == "" {
-			return usagef("unknown figure %q (want one of %s, or all)", name, strings.Join(plots.Names(), ", "))
-		}
-		ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(o.out), "."))
-		if !slices.Contains([]string{"png", "svg", "pdf"}, ext) {
-			return usagef("invalid -o: %q must end in .png, .svg or .pdf", o.out)
-		}
-		names, paths = []string{name}, []string{o.out}
 	}
-	for i, n := range names {
+	s := &plots.Settings{Quick: o.quick, Seed: o.seed, DataDir: o.data}
+	c := startComputation(stderr, "", "abandoning the figure in progress; the finished ones are kept")
+	c.work = true
+	defer c.stop()
+	s.Progress = c.progress
+	done, err := c.each(len(names), func(i int) error {
 		t0 := time.Now()
-		c := startComputation(stderr, n, "")
-		c.work = true
-		s.Progress = c.progress
-		fig, err := plots.Make(n, s)
-		c.stop()
+		c.mu.Lock()
+		c.label = names[i]
+		c.mu.Unlock()
+		fig, err := plots.Make(names[i], s)
+		c.done()
 		var mismatch *plots.CacheMismatchError
 		if errors.As(err, &mismatch) {
 			return usagef("invalid --data: %v", err)
@@ -140,7 +136,83 @@ func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 		if err := fig.Save(paths[i]); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-15s %s (%.1f s)\n", n, paths[i], time.Since(t0).Seconds())
+		_, err = fmt.Fprintf(w, "%-15s %s (%.1f s)\n", names[i], paths[i], time.Since(t0).Seconds())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if done < len(names) {
+		return c.halted("%d of %d figures written", done, len(names))
+	}
+	return nil
+}
+
+// plotTargets are the figures to draw and their files, checked before
+// any work: -o a file in an existing folder (one figure) or a folder
+// (all).
+func plotTargets(name string, o *plotOptions) (names, paths []string, err error) {
+	if o.out == "" {
+		return nil, nil, usagef("invalid -o: give an output file (or a directory for all), e.g. -o edge.png")
+	}
+	if name == "all" {
+		if !slices.Contains([]string{"png", "svg", "pdf"}, o.format) {
+			return nil, nil, usagef("invalid --format: %q, want png, svg or pdf (e.g. --format svg)", o.format)
+		}
+		if err := outputDir("-o", o.out); err != nil {
+			return nil, nil, err
+		}
+		for _, n := range plots.Names() {
+			names = append(names, n)
+			paths = append(paths, filepath.Join(o.out, n+"."+o.format))
+		}
+		return names, paths, nil
+	}
+	if plots.Title(name) == "" {
+		return nil, nil, usagef("unknown figure %q (want one of %s, or all)", name, strings.Join(plots.Names(), ", "))
+	}
+	if err := outputFile("-o", o.out, "png", "svg", "pdf"); err != nil {
+		return nil, nil, err
+	}
+	return []string{name}, []string{o.out}, nil
+}
+
+// outputFile checks, before any work, that path can be written as an
+// output file with one of the extensions (at least one): not a
+// directory, in a folder that exists.
+func outputFile(flag, path string, exts ...string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("invalid %s: %s is a directory; give a file in it, e.g. %s %s", flag, path, flag, filepath.Join(path, "out."+exts[0]))
+	}
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if !slices.Contains(exts, ext) {
+		return usagef("invalid %s: %q must end in .%s (e.g. %s out.%s)", flag, path, strings.Join(exts, ", ."), flag, exts[0])
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return usagef("invalid %s: the folder %s does not exist (create it, or write elsewhere)", flag, dir)
+	}
+	if !fi.IsDir() {
+		return usagef("invalid %s: %s is not a folder", flag, dir)
+	}
+	return nil
+}
+
+// outputDir checks, before any work, that path is a directory or can be
+// made one (its parent exists), and makes it.
+func outputDir(flag, path string) error {
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.IsDir() {
+			return usagef("invalid %s: %s is a file, want a directory", flag, path)
+		}
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("invalid %s: the folder %s does not exist (create it, or write elsewhere)", flag, filepath.Dir(path))
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return usagef("invalid %s: %v", flag, err)
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -44,11 +42,10 @@ func runPlotTable(w io.Writer, file string, o *plotOptions) error {
 		return usagef("plot table needs --x and --z (and --y for a heat map or several lines)")
 	}
 	if o.out == "" {
-		return usagef("invalid -o: give an output file (.png, .svg or .pdf)")
+		return usagef("invalid -o: give an output file (.png, .svg or .pdf), e.g. -o table.png")
 	}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(o.out), "."))
-	if !slices.Contains([]string{"png", "svg", "pdf"}, ext) {
-		return usagef("invalid -o: %q must end in .png, .svg or .pdf", o.out)
+	if err := outputFile("-o", o.out, "png", "svg", "pdf"); err != nil {
+		return err
 	}
 	if _, err := table.FormatOf(file); err != nil {
 		return usagef("invalid table file: %v", err)
@@ -57,13 +54,19 @@ func runPlotTable(w io.Writer, file string, o *plotOptions) error {
 	for _, c := range to.where {
 		k, v, ok := strings.Cut(c, "=")
 		if !ok || k == "" {
-			return usagef("invalid --where %q: want COLUMN=VALUE", c)
+			return usagef("invalid --where %q: want COLUMN=VALUE (e.g. --where load=0.9)", c)
+		}
+		if prev, dup := where[k]; dup {
+			return usagef("invalid --where: column %s is given twice (%s=%s and %s=%s); a row holds one value, so keep one", k, k, prev, k, v)
 		}
 		where[k] = v
 	}
 	t, err := table.Read(file)
 	if err != nil {
 		return usagef("invalid table file: %v", err)
+	}
+	if len(t.Rows) == 0 {
+		return usagef("invalid table file: %s has a header and no rows (nothing to draw)", file)
 	}
 	fig, err := plots.TableFigure(t, plots.TableOptions{X: to.x, Y: to.y, Z: to.z, Lines: to.lines, Where: where,
 		Title: to.title, LogX: to.logX, LogY: to.logY})

@@ -37,7 +37,8 @@ type simOptions struct {
 	reps        int
 	level       float64
 	relPrec     float64
-	maxReps     int
+	budget      int64
+	transient   bool
 	seed        uint64
 	workers     int
 	corrAge     float64
@@ -53,15 +54,38 @@ func newSim() *cobra.Command {
 		Short: "Simulate a finite-N server farm (every system fluid models)",
 		Long: `sim runs the embedded discrete-event simulator: N servers (FCFS or processor
 sharing), Poisson arrivals of rate λN split over k dispatchers, job sizes of mean 1,
-and a dispatch policy. It reports the mean time in system with a confidence
-interval (--level, default 95%; Student t) over independent replications (or 10
-batch means of one), and, where they apply, blocking, waiting, the fraction of JIQ
-jobs sent at random, the mean board value at the refreshes and whether stale-board
-runs tipped into the herd.
+and a dispatch policy. It reports steady-state means with confidence intervals
+(--level, default 95%): the mean time in system and, where they apply, blocking,
+waiting, the fraction of JIQ jobs sent at random, the mean board value at the
+refreshes and whether stale-board runs tipped into the herd.
 
-With --rel-precision R it adds replications in rounds after the first --reps until
-the half-width of the mean time in system is at most R times the mean, or
---max-reps replications have run; it says whether the target was reached.
+How long it runs: by default until the mean time in system is known to 2% at 95%
+(--rel-precision; the half-width is then at most 0.02/1.02 of the mean, so the
+relative error is at most 2% with probability 95%; with jiq-blocking the blocking
+too, to 2% or ±0.001), or --budget jobs in all (10⁹) are spent. --jobs N fixes
+the run instead (N observed jobs per replication, for scripts that need a fixed
+cost); it is then analysed the same way, and exits 0 even if it misses the
+precision (status budget_reached: steady-state estimates, wider intervals).
+
+Method (Law & Kelton; White's MSER; Fishman; Willink): every job is observed from
+the empty start; in each of --reps replications the end of the initial transient
+is found in the data (MSER-5 truncation, reported as the warm-up); the rest is cut
+into batch means, growing the batches until they pass a lag-1 (von Neumann)
+independence test (16 to 32 batches in all, pooled over the replications: the
+method is batch_means, replicated_batch_means or replication_deletion); the
+interval is Student t on them with a correction for their skewness, so it is not
+symmetric around the mean. A run that finds no steady state (the transient takes
+more than half of it) prints no steady-state number: status not_steady, with the
+run length that would be needed.
+
+Before any work, the relaxation time of a server's queue (Whitt's heavy-traffic
+approximation, (c_a² + c_s²)/(2(1 − √λ)²) mean service times) decides whether the
+run can reach steady state: a load so close to 1 that no run can (λ = 1 − 10⁻¹²),
+or replications too short to cover 20 relaxation times of each server's queue
+(random and rr: --servers 100000 --jobs 10000), are refused; shorter than
+recommended is a warning. --transient measures a fixed --jobs run from its start
+instead (means over the observed jobs, intervals across replications): the
+transient, not a steady state.
 
 Time in system / size (the slowdown) is reported only where its mean is finite:
 under PS, under JIQ blocking (no job waits) and with sizes bounded away from 0
@@ -125,18 +149,35 @@ the replications that finished (status interrupted; exit status 130).`,
 	f.Float64Var(&o.exchange, "exchange", 0, "JIQ token exchange rate ν, per server per mean service time (Enhancement 2)")
 	f.StringVar(&o.start, "start", "empty", "initial state: empty, balanced:L, half:B, spread:S or hot:X (jobs per server, or a multiple of T: half:0.1T)")
 	f.StringVar(&o.push, "push", "none", "a disturbance part-way through the run: backlog:F:B, half:B, spread:S or hot:X extra jobs, @n at refresh n (half:0.1T@20)")
-	f.IntVar(&o.jobs, "jobs", sim.DefaultJobs, "measured jobs per replication")
-	f.IntVar(&o.warmup, "warmup", 0, "warm-up jobs per replication, not measured (0: jobs/10; -1: none)")
-	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications (the first round, with --rel-precision)")
+	f.IntVar(&o.jobs, "jobs", 0, "observed jobs per replication: a run of fixed length (0: run until --rel-precision is reached)")
+	f.IntVar(&o.warmup, "warmup", 0, "jobs per replication deleted before any analysis, beside the warm-up found in the data (0: none)")
+	f.IntVar(&o.reps, "reps", sim.DefaultReps, "independent replications")
 	f.Float64Var(&o.level, "level", sim.DefaultLevel, "confidence level of the intervals, in (0, 1) (the JSON keeps ci95 at 95%)")
-	f.Float64Var(&o.relPrec, "rel-precision", 0, "add replications until the half-width of the mean time in system is ≤ this fraction of it (0: off)")
-	f.IntVar(&o.maxReps, "max-reps", 0, fmt.Sprintf("with --rel-precision: at most this many replications (0: max(%d, --reps); at most %d)", sim.DefaultMaxReps, sim.MaxReps))
+	f.Float64Var(&o.relPrec, "rel-precision", sim.DefaultPrecision, "relative error of the mean time in system to reach at --level (the run's length, unless --jobs)")
+	f.Int64Var(&o.budget, "budget", sim.DefaultBudget, "most jobs a run without --jobs observes, all replications together")
+	f.BoolVar(&o.transient, "transient", false, "with --jobs: measure the run from its start as a transient (no steady state, no warm-up found; intervals across replications)")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
 	f.IntVar(&o.workers, "workers", 0, "replications run at once (0: all cores; fewer if they would not fit in 4 GiB); results do not depend on it")
 	f.Float64Var(&o.corrAge, "correlation-age", 0, "record the correlation of a server's queue lengths this far apart, in mean service times (0: off)")
 	f.BoolVar(&o.series, "series", false, "with --json: include each replication's board mean at every refresh (at most 10⁷ numbers in all)")
 	f.BoolVar(&o.csv, "csv", false, "write the results as CSV, one row (columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Sim; schema in docs/schema/sim.json)")
+	declare(cmd,
+		flagRule{flag: "servers", field: "Servers"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "dispatchers", field: "Dispatchers"}, flagRule{flag: "alpha", field: "Alpha"},
+		flagRule{flag: "discipline", field: "Discipline"}, flagRule{flag: "sizes", field: "Sizes"},
+		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "period", field: "Period"},
+		flagRule{flag: "beta", field: "Beta"}, flagRule{flag: "exchange", field: "Exchange"},
+		flagRule{flag: "start", field: "Start"}, flagRule{flag: "push", field: "Push"}, flagRule{flag: "jobs", field: "Jobs"},
+		flagRule{flag: "warmup", field: "Warmup"}, flagRule{flag: "reps", field: "Reps"},
+		flagRule{flag: "level", field: "Level"}, flagRule{flag: "rel-precision", field: "RelPrecision"},
+		flagRule{flag: "budget", field: "Budget", when: needs(func() bool { return o.jobs == 0 }, "a run of fixed --jobs has no budget: drop --jobs or --budget")},
+		flagRule{flag: "transient", when: needs(func() bool { return o.jobs > 0 }, "a transient is measured over a fixed number of jobs from the start: add --jobs N")},
+		flagRule{flag: "seed", field: "Seed"},
+		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
+		flagRule{flag: "correlation-age", field: "CorrelationAge"}, flagRule{flag: "series", field: "Series"},
+	)
+	cmd.Annotations[fieldKey+"D"] = "--policy\x00--policy" // the D of jsqd:D
 	return cmd
 }
 
@@ -152,20 +193,31 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 		return usagef("--series needs --json: the series are written only in JSON")
 	}
 	m := &sim.Model{Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange}
-	set := &sim.Settings{Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec, MaxReps: o.maxReps,
-		Seed: o.seed, CorrelationAge: o.corrAge, Series: o.series}
+	set := &sim.Settings{Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec,
+		Seed: o.seed, CorrelationAge: o.corrAge, Series: o.series, Transient: o.transient}
 	set.Workers = o.workers
-	if o.jobs < 1 {
-		return usagef("invalid --jobs: %d, want at least 1", o.jobs)
+	if o.jobs < 0 {
+		return usagef("invalid --jobs: %d, want at least 1 (or 0: run to the precision)", o.jobs)
+	}
+	if o.transient && o.jobs == 0 {
+		return usagef("--transient needs --jobs: a transient is measured over a fixed number of jobs from the start")
+	}
+	if o.budget < 1 {
+		return usagef("invalid --budget: %d jobs, want at least 1", o.budget)
+	}
+	if o.jobs == 0 {
+		set.Budget = o.budget
+	} else if cmd.Flags().Changed("budget") {
+		return usagef("--budget applies to a run without --jobs (its length chosen from the precision); --jobs fixes the run")
+	}
+	if o.relPrec <= 0 || o.relPrec >= 1 {
+		return usagef("invalid --rel-precision: %v, want 0 < ε < 1 (e.g. 0.02)", o.relPrec)
 	}
 	if o.reps < 1 {
 		return usagef("invalid --reps: %d, want at least 1", o.reps)
 	}
-	if o.warmup < -1 {
-		return usagef("invalid --warmup: %d, want ≥ 0 or -1 for none", o.warmup)
-	}
-	if o.warmup == 0 && cmd.Flags().Changed("warmup") {
-		set.Warmup = -1 // an explicit 0 means none
+	if o.warmup < 0 {
+		return usagef("invalid --warmup: %d, want ≥ 0", o.warmup)
 	}
 	if o.dispatchers < 1 {
 		return usagef("invalid --dispatchers: k = %d, want at least 1", o.dispatchers)
@@ -175,30 +227,30 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	}
 	var err error
 	if m.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if m.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if m.Policy, err = farm.ParsePolicy(o.policy); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if o.replacement && !m.Policy.Sampled() {
 		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", m.Policy)
 	}
 	m.Policy.Replacement = o.replacement
 	if m.Start, err = farm.ParseStart(o.start); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if m.Push, err = farm.ParsePush(o.push); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if o.level == 0 {
 		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
 	// Every bound is checked before anything is simulated or allocated.
 	if _, _, err := sim.Normalized(m, set); err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if n := sim.ExpectedRefreshes(m, set); o.series && n > maxSeries {
 		return usagef("invalid --series: the board series would hold about %.3g numbers in all, more than the %.0e that --json writes (about 20 bytes each); a longer --period, fewer --jobs or --reps", n, float64(maxSeries))
@@ -214,29 +266,34 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	res, err := sim.Run(m, set)
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if res.Status == outcome.Interrupted && len(res.Reps) == 0 {
-		return c.halted("no replication had finished")
+		return c.interruptedBefore(stdout, output{json: o.json}, "sim", "no replication had finished")
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "fluid sim: warning: %s\n", w)
 	}
 
 	rep := simReportOf(res, o.series)
 	if err := finiteReport(rep); err != nil {
 		return err
 	}
-	switch {
-	case o.csv:
-		err = writeCSVReport(stdout, rep, "")
-	case o.json:
-		err = writeJSON(stdout, rep)
-	default:
-		err = writeSimText(stdout, res, rep)
-	}
-	if err != nil {
+	if err := emit(stdout, output{json: o.json, csv: o.csv}, rep, func(w io.Writer) error { return writeSimText(w, res, rep) }); err != nil {
 		return err
 	}
-	return c.ended(res.Status, fmt.Sprintf("the precision target was not reached within %s", plural(len(res.Reps), "replication")),
-		fmt.Sprintf("the results are those of the %s that finished (status interrupted)", plural(len(res.Reps), "replication")))
+	if o.jobs > 0 && res.Status == outcome.BudgetReached {
+		// A run of fixed length did what it was asked: its estimates are
+		// steady-state ones, wider than --rel-precision (the report says
+		// budget_reached).
+		return nil
+	}
+	failed := fmt.Sprintf("the precision of %g was not reached within %d jobs: the intervals are wider than asked for", res.Settings.RelPrecision, res.Jobs)
+	if res.Status == outcome.NotSteady {
+		failed = fmt.Sprintf("no steady state was found within %d jobs: no steady-state estimate is reported; about %d jobs in all would be needed", res.Jobs, res.NeededJobs)
+	}
+	return c.ended(res.Status, failed,
+		fmt.Sprintf("the results are those of the work that finished, %d jobs (status interrupted)", res.Jobs))
 }
 
 func simReportOf(res *sim.Result, series bool) *report.Sim {
@@ -246,17 +303,30 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 	if seconds > 0 {
 		eps = float64(res.Evaluations) / seconds
 	}
+	soj := res.Sojourn
 	rep := &report.Sim{
 		Header: report.NewHeader("sim"),
 		Config: m.Describe(), Seed: st.Seed, Servers: m.Servers, Load: m.Load, Dispatchers: m.Dispatchers, Alpha: m.Alpha,
 		Policy: m.Policy.String(), Replacement: m.Policy.Replacement, Discipline: m.Discipline.String(), Sizes: m.Sizes.String(),
-		Start: m.Start.String(), Jobs: st.Jobs, Warmup: st.Warmup, Level: st.Level,
-		Status: res.Status.Name(), Reps: len(res.Reps), Rounds: res.Rounds,
-		Mean: res.Sojourn.Mean, CI95: res.Sojourn.CI95, HalfWidth: res.Sojourn.HalfWidth,
+		Start: m.Start.String(), Jobs: st.Jobs, Deleted: st.Warmup, Level: st.Level, RelPrecision: st.RelPrecision,
+		Transient: st.Transient,
+		Status:    res.Status.Name(), PrecisionReached: res.PrecisionReached, Reps: len(res.Reps), Analyses: res.Checks, NeededJobs: res.NeededJobs,
+		Method: soj.Method, Batches: soj.Samples, BatchSize: soj.BatchSize, Warmup: soj.Warmup, EffectiveJobs: soj.Effective,
+		Mean: soj.Mean, CI95: soj.CI95, HalfWidth: soj.HalfWidth,
 		Sojourn: estimate(res.Sojourn), Slowdown: estimatePtr(res.Slowdown), SlowdownOver10: estimate(res.SlowdownTail),
 		MeanWait: estimatePtr(res.Wait), ProbWait: estimatePtr(res.WaitProb), MeanDelay: estimate(res.Delay), BusyAtArrival: estimate(res.BusyAtArrival),
 		BoardMean: estimatePtr(res.BoardMean), BoardRange: estimatePtr(res.BoardRange), Correlation: estimatePtr(res.Correlation),
 		JobsMeasured: res.Jobs, Events: int64(res.Evaluations), Seconds: seconds, EventsPerSecond: eps,
+		Warnings: res.Warnings,
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []string{}
+	}
+	if st.Budget > 0 {
+		rep.Budget = ptr(st.Budget)
+	}
+	if p := res.Plan; p != nil {
+		rep.RelaxationTime = ptr(p.RelaxationTime)
 	}
 	if res.Slowdown == nil {
 		rep.SlowdownNote = ptr(res.SlowdownNote)
@@ -266,10 +336,6 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 	}
 	if st.CorrelationAge > 0 {
 		rep.CorrelationAge = ptr(st.CorrelationAge)
-	}
-	if st.RelPrecision > 0 {
-		rep.RelPrecision, rep.MaxReps = ptr(st.RelPrecision), ptr(st.MaxReps)
-		rep.PrecisionReached = ptr(res.PrecisionReached)
 	}
 	switch m.Policy.Kind {
 	case farm.JIQBlocking, farm.JIQQueueing:
@@ -293,27 +359,77 @@ func simReportOf(res *sim.Result, series bool) *report.Sim {
 }
 
 // estimate is a simulated estimate as the reports write it.
-func estimate(e sim.Estimate) report.Estimate { return report.Estimate(e) }
+func estimate(e sim.Estimate) report.Estimate {
+	return report.Estimate{Mean: e.Mean, CI95: e.CI95, HalfWidth: e.HalfWidth, Level: e.Level, Samples: e.Samples,
+		Lower: e.Lower, Upper: e.Upper, Method: e.Method, BatchSize: e.BatchSize, Warmup: e.Warmup, EffectiveJobs: e.Effective,
+		Steady: e.Steady, Independent: e.Independent, Note: e.Note}
+}
 
 // estimatePtr is estimate of an estimate that may be absent (nil).
-func estimatePtr(e *sim.Estimate) *report.Estimate { return (*report.Estimate)(e) }
+func estimatePtr(e *sim.Estimate) *report.Estimate {
+	if e == nil {
+		return nil
+	}
+	r := estimate(*e)
+	return &r
+}
+
+// analyses writes a count of the sequential procedure's analyses.
+func analyses(n int) string {
+	if n == 1 {
+		return "1 analysis"
+	}
+	return fmt.Sprintf("%d analyses", n)
+}
+
+// methodWords are the interval methods in words.
+var methodWords = map[string]string{
+	"batch_means":            "batch means of one replication",
+	"replicated_batch_means": "batch means pooled over the replications",
+	"replication_deletion":   "one mean per replication after its warm-up",
+	sim.Transient:            "the replication means of a transient run",
+}
 
 func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 	m, st := &res.Model, &res.Settings
 	var b strings.Builder
+	soj := res.Sojourn
 	fmt.Fprintf(&b, "Simulation: %s, seed %d\n", rep.Config, st.Seed)
-	fmt.Fprintf(&b, "%d replications × %d measured jobs (after %d warm-up)\n\n", len(res.Reps), st.Jobs, st.Warmup)
+	switch {
+	case soj.Method == sim.Transient:
+		fmt.Fprintf(&b, "Transient from the start: %d replications × %d observed jobs (after %d deleted)\n\n", len(res.Reps), st.Jobs, st.Warmup)
+	case st.Jobs > 0:
+		fmt.Fprintf(&b, "Steady state: %d replications × %d observed jobs; warm-up found in the data (MSER-5): %d jobs in all\n\n", len(res.Reps), st.Jobs, soj.Warmup)
+	default:
+		fmt.Fprintf(&b, "Steady state to %g at %s%%: %d replications, %d jobs in all; warm-up found in the data (MSER-5): %d jobs\n\n",
+			st.RelPrecision, strconv.FormatFloat(100*st.Level, 'g', 6, 64), len(res.Reps), res.Jobs, soj.Warmup)
+	}
+	if res.Status == outcome.NotSteady {
+		fmt.Fprintf(&b, "No steady state was found: %s.\nNo steady-state estimate is reported; a run of at least %d jobs in all would be needed", soj.Note, res.NeededJobs)
+		if p := res.Plan; p != nil {
+			fmt.Fprintf(&b, " (a server's queue relaxes in about %.3g mean service times)", p.RelaxationTime)
+		}
+		b.WriteString(".\n")
+		fmt.Fprintf(&b, "\n%.3g events in %s.\n", float64(res.Evaluations), res.Elapsed.Round(time.Millisecond))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	est := func(name string, e sim.Estimate) {
-		if e.Samples == 0 {
+		switch {
+		case e.Samples == 0 && e.Note != "":
+			fmt.Fprintf(tw, "%s\t—\t(%s)\n", name, e.Note)
+		case e.Samples == 0:
 			fmt.Fprintf(tw, "%s\t—\t(no sample: nothing to average)\n", name)
-			return
-		}
-		if e.Samples < 2 {
+		case e.Samples < 2:
 			fmt.Fprintf(tw, "%s\t%.6g\t(one sample: no interval)\n", name, e.Mean)
-			return
+		case e.Method != sim.Transient && !e.Steady:
+			fmt.Fprintf(tw, "%s\t—\t(not steady: %s)\n", name, e.Note)
+		case !e.Independent:
+			fmt.Fprintf(tw, "%s\t%.6g\t[%.5g, %.5g]  (batch means still correlated: the interval is too narrow)\n", name, e.Mean, e.Lower, e.Upper)
+		default:
+			fmt.Fprintf(tw, "%s\t%.6g\t[%.5g, %.5g]\n", name, e.Mean, e.Lower, e.Upper)
 		}
-		fmt.Fprintf(tw, "%s\t%.6g\t± %.3g\n", name, e.Mean, e.HalfWidth)
 	}
 	est("mean time in system", res.Sojourn)
 	if res.Slowdown != nil {
@@ -345,19 +461,24 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 		fmt.Fprintf(tw, "tipped into the herd\t%d of %d\n", *rep.Tipped, len(res.Reps))
 	}
 	tw.Flush()
-	if st.RelPrecision > 0 {
-		target := st.RelPrecision * math.Abs(res.Sojourn.Mean)
-		if res.PrecisionReached {
-			fmt.Fprintf(&b, "\nPrecision target reached: half-width %.3g ≤ %g × mean = %.3g after %d replications in %d rounds.\n",
-				res.Sojourn.HalfWidth, st.RelPrecision, target, len(res.Reps), res.Rounds)
-		} else {
-			fmt.Fprintf(&b, "\nPrecision target NOT reached: half-width %.3g > %g × mean = %.3g at the cap of %d replications (%d rounds).\n",
-				res.Sojourn.HalfWidth, st.RelPrecision, target, len(res.Reps), res.Rounds)
+	level := strconv.FormatFloat(100*st.Level, 'g', 6, 64)
+	if soj.Method != sim.Transient {
+		switch res.Status {
+		case outcome.PrecisionReached:
+			fmt.Fprintf(&b, "\nPrecision reached: the %s%% half-width of the mean time in system is %.3g%% of it (≤ %.3g%%) after %s.\n",
+				level, 100*soj.HalfWidth/math.Abs(soj.Mean), 100*st.RelPrecision/(1+st.RelPrecision), analyses(res.Checks))
+		case outcome.BudgetReached:
+			fmt.Fprintf(&b, "\nPrecision NOT reached: the %s%% half-width of the mean time in system is %.3g%% of it; about %d jobs in all would reach %g.\n",
+				level, 100*soj.HalfWidth/math.Abs(soj.Mean), res.NeededJobs, st.RelPrecision)
 		}
 	}
-	fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); %s%% intervals over %d %s.\n",
-		float64(res.Evaluations), res.Elapsed.Round(time.Millisecond), rep.EventsPerSecond,
-		strconv.FormatFloat(100*st.Level, 'g', 6, 64), res.Sojourn.Samples, map[bool]string{true: "replications", false: "batch means"}[len(res.Reps) > 1])
+	if soj.Method == sim.Transient {
+		fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); %s%% intervals: Student t over %d replication means of the transient.\n",
+			float64(res.Evaluations), res.Elapsed.Round(time.Millisecond), rep.EventsPerSecond, level, soj.Samples)
+	} else {
+		fmt.Fprintf(&b, "\n%.3g events in %s (%.3g events/s); %s%% intervals: %s, %d batches of about %.3g jobs.\n",
+			float64(res.Evaluations), res.Elapsed.Round(time.Millisecond), rep.EventsPerSecond, level, methodWords[soj.Method], soj.Samples, soj.BatchSize)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fluidlb/fluid/lists"
 	"github.com/fluidlb/fluid/outcome"
+	"github.com/fluidlb/fluid/quantity"
 	"github.com/fluidlb/fluid/report"
 	"github.com/fluidlb/fluid/sweep"
 	"github.com/fluidlb/fluid/table"
@@ -82,6 +84,9 @@ func newSweep(cmds []*cobra.Command) *cobra.Command {
   fluid sweep status runs/jiq
   fluid plot table jiq.csv --x exchange --y load --z blocking -o jiq.png`,
 		Args: cobra.ArbitraryArgs,
+		// "fluid sweep bogus --out s" is an unknown command, not an
+		// unknown flag --out.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmd.Help()
@@ -126,7 +131,7 @@ func newSweepCommand(target *cobra.Command) *cobra.Command {
 		Long: `Runs "fluid ` + name + ` --json" at every point of the grid its flags' lists span
 (see "fluid sweep --help" for the grammar, grid files, sharding and resuming).
 The flags below are fluid ` + name + `'s, each taking a list.`,
-		Args:                  noArgs,
+		Args:                  sweepArgs,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSweep(cmd, name, params, seeded, o)
@@ -150,7 +155,7 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 		if tfl.Name == "json" || f.Lookup(tfl.Name) != nil || tfl.Hidden {
 			return
 		}
-		kind := flagKind(name, tfl)
+		kind := flagKind(tfl)
 		f.StringP(tfl.Name, tfl.Shorthand, "", fmt.Sprintf("%s [%s; default %s]", tfl.Usage, kindHint(kind), defaultText(tfl, kind)))
 		if kind == lists.Bool {
 			f.Lookup(tfl.Name).NoOptDefVal = "true"
@@ -159,6 +164,18 @@ The flags below are fluid ` + name + `'s, each taking a list.`,
 	})
 	tf.SortFlags = sorted
 	return c
+}
+
+// sweepArgs refuses positional arguments, saying how a boolean flag takes
+// its list when the argument looks like one ("--verify true,false" reads
+// --verify alone, then an argument).
+func sweepArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		if _, err := lists.Parse("", lists.Bool, args[0]); err == nil {
+			return &usageError{err: fmt.Errorf("unexpected argument %q: a boolean flag alone means true; its list follows an = sign (e.g. --verify=true,false)", args[0]), cmd: cmd.CommandPath()}
+		}
+	}
+	return noArgs(cmd, args)
 }
 
 // defaultText is a flag's default as a sweep would write it.
@@ -178,43 +195,9 @@ func defaultText(f *pflag.Flag, kind lists.Kind) string {
 
 func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	kinds := map[string]lists.Kind{}
-	for _, p := range params {
-		kinds[p.name] = p.kind
-	}
-	g := sweep.Grid{Command: name}
-	if o.grid != "" {
-		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
-		if err != nil {
-			return err
-		}
-		if gf.Command != "" && gf.Command != name {
-			return usagef("invalid --grid: %s is a grid for fluid %s, not fluid %s", o.grid, gf.Command, name)
-		}
-		g.Points, g.Dims = gf.Points, gf.Dims
-	}
-	for _, p := range params {
-		fl := cmd.Flags().Lookup(p.name)
-		if !fl.Changed {
-			continue
-		}
-		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
-		if err != nil {
-			return listUsage(err)
-		}
-		g.Dims = append(g.Dims, sweep.Dim{Name: p.name, Kind: p.kind, Values: vals})
-	}
-	var seed *uint64
-	if seeded {
-		seed = &o.seed
-	}
-	s, err := sweep.New(g, seed)
+	s, err := sweepOf(cmd, name, params, seeded, o)
 	if err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
-	}
-	s.Version = report.Build().String() // the version every report carries in its "fluid" field
-	for i := range s.Tasks {
-		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
+		return err
 	}
 	if o.dryRun {
 		var b strings.Builder
@@ -226,10 +209,18 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		return err
 	}
 	if o.out == "" {
-		return usagef("--out is required: the directory of the sweep's results")
+		return usagef("--out is required: the directory of the sweep's results (e.g. --out runs/%s)", name)
 	}
+	return sweepRun(stdout, stderr, s, o)
+}
+
+// sweepRun runs this shard's tasks of s into o.out, resuming, and sums up.
+func sweepRun(stdout, stderr io.Writer, s *sweep.Sweep, o *sweepOptions) error {
 	shard, err := sweepShard(o.shard)
 	if err != nil {
+		return err
+	}
+	if err := outputDir("--out", o.out); err != nil {
 		return err
 	}
 	if o.parallel < 1 || o.parallel > 1024 {
@@ -255,24 +246,13 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 		Run:         c.run(o.parallel),
 	})
 	c.done()
+	if errors.Is(err, sweep.ErrLocked) {
+		return usagef("invalid --out: %s (wait for it, or run another --shard)", strings.TrimPrefix(err.Error(), "sweep: "))
+	}
 	if err != nil {
 		return err
 	}
-	res, err := s.Load(o.out)
-	if err != nil {
-		return err
-	}
-	all := res.Count(sweep.Unsharded)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), o.out)
-	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
-		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
-	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
-	if all.Remaining == 0 {
-		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", o.out)
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
+	if err := writeSweepSummary(stdout, s, sum, o.out); err != nil {
 		return err
 	}
 	if sum.Status == outcome.Interrupted {
@@ -283,6 +263,70 @@ func runSweep(cmd *cobra.Command, name string, params []sweepParam, seeded bool,
 			sum.Counts.Failed, sum.Counts.Tasks, sum.Shard, o.out)
 	}
 	return nil
+}
+
+// sweepOf is the sweep the command line describes: the grid of the
+// flags given (and of --grid), its tasks, each writing JSON.
+func sweepOf(cmd *cobra.Command, name string, params []sweepParam, seeded bool, o *sweepOptions) (*sweep.Sweep, error) {
+	kinds := map[string]lists.Kind{}
+	for _, p := range params {
+		kinds[p.name] = p.kind
+	}
+	g := sweep.Grid{Command: name}
+	if o.grid != "" {
+		gf, err := readGridFile(o.grid, func(n string) (lists.Kind, bool) { k, ok := kinds[n]; return k, ok })
+		if err != nil {
+			return nil, err
+		}
+		if gf.Command != "" && gf.Command != name {
+			return nil, usagef("invalid --grid: %s is a grid for fluid %s, not fluid %s", o.grid, gf.Command, name)
+		}
+		g.Points, g.Dims = gf.Points, gf.Dims
+	}
+	for _, p := range params {
+		fl := cmd.Flags().Lookup(p.name)
+		if !fl.Changed {
+			continue
+		}
+		vals, err := lists.Parse(p.name, p.kind, fl.Value.String())
+		if err != nil {
+			return nil, listUsage(err)
+		}
+		g.Dims = append(g.Dims, sweep.Dim{Name: p.name, Kind: p.kind, Values: vals})
+	}
+	var seed *uint64
+	if seeded {
+		seed = &o.seed
+	}
+	s, err := sweep.New(g, seed)
+	if err != nil {
+		return nil, usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
+	}
+	s.Version = report.Build().String() // the version every report carries in its "fluid" field
+	for i := range s.Tasks {
+		s.Tasks[i].Args = append(s.Tasks[i].Args, "--json")
+	}
+	return s, nil
+}
+
+// writeSweepSummary says what the shard ran and where the sweep stands.
+func writeSweepSummary(w io.Writer, s *sweep.Sweep, sum *sweep.Summary, out string) error {
+	res, err := s.Load(out)
+	if err != nil {
+		return err
+	}
+	all := res.Count(sweep.Unsharded)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s → %s\n", s.Describe(), out)
+	fmt.Fprintf(&b, "shard %v: %s; ran %d (%d ok, %d failed), %d finished before; %.1f s\n",
+		sum.Shard, plural(sum.Tasks, "task"), sum.Ran, sum.OK, sum.Failed, sum.Before, sum.Elapsed.Seconds())
+	fmt.Fprintf(&b, "sweep: %d ok, %d failed, %d remaining of %d", all.OK, all.Failed, all.Remaining, all.Tasks)
+	if all.Remaining == 0 {
+		fmt.Fprintf(&b, " — merge with: fluid sweep merge %s -o table.csv", out)
+	}
+	b.WriteString("\n")
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 // sweepShard is the shard from --shard, or else from the environment.
@@ -342,6 +386,11 @@ func execTask(t *sweep.Task) (res json.RawMessage, err error) {
 	}
 	if res == nil {
 		return nil, errors.New("the command wrote no JSON object")
+	}
+	// Every command's report passed the guard before it was written; a
+	// result is held to it once more where it is stored.
+	if err := quantity.CheckJSON(res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -412,21 +461,57 @@ func openSweep(dir string) (*sweep.Sweep, *sweep.Results, error) {
 	}
 	res, err := s.Load(dir)
 	if err != nil {
-		return nil, nil, err
+		// A results file that is not the sweep's (a line that is not a
+		// task record): the directory is unusable as it stands.
+		return nil, nil, usagef("%s (move the file out of the sweep's directory)", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
 	return s, res, nil
 }
 
+// strayFiles are the files in dir that look like results (.jsonl) but
+// are not among the shard files res read: the sweep reads none of them.
+func strayFiles(dir string, res *sweep.Results) []string {
+	read := map[string]bool{}
+	for _, f := range res.Files {
+		read[f.Name] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	stray := []string{}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".jsonl") && !read[e.Name()] {
+			stray = append(stray, e.Name())
+		}
+	}
+	return stray
+}
+
+// warnIgnored tells stderr what merge leaves out: stray files and lines
+// whose task is not in the grid.
+func warnIgnored(stderr io.Writer, dir string, res *sweep.Results) {
+	for _, name := range strayFiles(dir, res) {
+		fmt.Fprintf(stderr, "fluid: ignored %s: not a shard file (shard-II-of-NN.jsonl)\n", filepath.Join(dir, name))
+	}
+	for _, f := range res.Files {
+		if f.Unknown > 0 {
+			fmt.Fprintf(stderr, "fluid: ignored %s of %s: task ids not in this sweep's grid\n", plural(f.Unknown, "line"), filepath.Join(dir, f.Name))
+		}
+	}
+}
+
 func runMerge(stdout, stderr io.Writer, dir string, o *mergeOptions) error {
 	if o.out != "" {
-		if _, err := table.FormatOf(o.out); err != nil {
-			return usagef("invalid -o: %v", err)
+		if err := outputFile("-o", o.out, "csv", "jsonl", "parquet"); err != nil {
+			return err
 		}
 	}
 	s, res, err := openSweep(dir)
 	if err != nil {
 		return err
 	}
+	warnIgnored(stderr, dir, res)
 	t, err := res.Table(sweep.TableOptions{Timings: o.timings})
 	if err != nil {
 		return err
@@ -483,11 +568,11 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 	}
 	all := res.Count(sweep.Unsharded)
 	st := &report.SweepStatus{Header: report.NewHeader("sweep status"), Sweep: s.Describe(), Tasks: all.Tasks, Done: all.OK, Failed: all.Failed, Remaining: all.Remaining,
-		Shards: []report.ShardStatus{}, Files: []report.FileStatus{}, Failures: []report.Failure{}}
+		Shards: []report.ShardStatus{}, Files: []report.FileStatus{}, Failures: []report.Failure{}, Ignored: strayFiles(dir, res)}
 	counts := map[int]bool{}
 	for _, f := range res.Files {
 		counts[f.Shard.Count] = true
-		st.Files = append(st.Files, report.FileStatus{Name: f.Name, Lines: f.Lines, OK: f.OK, Failed: f.Failed, Partial: f.Partial})
+		st.Files = append(st.Files, report.FileStatus{Name: f.Name, Lines: f.Lines, OK: f.OK, Failed: f.Failed, Partial: f.Partial, Unknown: f.Unknown})
 	}
 	if len(counts) == 0 {
 		counts[1] = true
@@ -509,12 +594,10 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 			st.Failures = append(st.Failures, report.Failure{ID: t.ID, Point: t.Point.String(), Error: r.Error})
 		}
 	}
-	if o.csv {
-		return writeCSVReport(w, st, "shards")
-	}
-	if o.json {
-		return writeJSON(w, st)
-	}
+	return emit(w, output{json: o.json, csv: o.csv, rows: "shards"}, st, func(w io.Writer) error { return writeStatusText(w, st) })
+}
+
+func writeStatusText(w io.Writer, st *report.SweepStatus) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.Sweep)
 	fmt.Fprintf(&b, "done %d, failed %d, remaining %d of %d\n\n", st.Done, st.Failed, st.Remaining, st.Tasks)
@@ -529,13 +612,20 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "file\tlines\tok\tfailed\t")
 		for _, f := range st.Files {
-			note := ""
+			var notes []string
 			if f.Partial {
-				note = "ends in a partial line (ignored until its shard runs again)"
+				notes = append(notes, "ends in a partial line (ignored until its shard runs again)")
 			}
+			if f.Unknown > 0 {
+				notes = append(notes, fmt.Sprintf("%s with task ids not in the grid (ignored)", plural(f.Unknown, "line")))
+			}
+			note := strings.Join(notes, "; ")
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Name, f.Lines, f.OK, f.Failed, note)
 		}
 		tw.Flush()
+	}
+	for _, name := range st.Ignored {
+		fmt.Fprintf(&b, "\nignored %s: not a shard file (shard-II-of-NN.jsonl)\n", name)
 	}
 	if len(st.Failures) > 0 {
 		fmt.Fprintf(&b, "\nfailed tasks:\n")
@@ -552,6 +642,6 @@ func runStatus(w io.Writer, dir string, o *statusOptions) error {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	_, err = io.WriteString(w, strings.Join(lines, "\n"))
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
 }

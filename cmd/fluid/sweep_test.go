@@ -58,7 +58,7 @@ func TestSweepShardsMergeIdentically(t *testing.T) {
 	noArrayEnv(t)
 	for _, grid := range [][]string{
 		{"jackson", "--servers", "10,100", "--load", "0.5..0.9:0.2", "--alpha", "0.7,0.3;0.5,0.5"},
-		{"sim", "--servers", "10,20", "--load", "0.5,0.8", "--policy", "random,jsqd:2", "--jobs", "3000", "--reps", "2", "--seed", "5"},
+		{"sim", "--servers", "10,20", "--load", "0.5,0.8", "--policy", "random,jsqd:2", "--jobs", "30000", "--reps", "2", "--seed", "5"},
 	} {
 		var want string
 		for _, n := range []string{"1", "2", "4"} {
@@ -117,7 +117,7 @@ func TestSweepShardsMergeIdentically(t *testing.T) {
 	// Another sweep seed: other simulations.
 	a, b := t.TempDir(), t.TempDir()
 	for i, dir := range []string{a, b} {
-		if _, _, err := fluid(t, "sweep", "sim", "--servers", "10", "--jobs", "2000", "--reps", "2", "--seed", []string{"1", "2"}[i], "--out", dir); err != nil {
+		if _, _, err := fluid(t, "sweep", "sim", "--servers", "10", "--load", "0.5", "--jobs", "2000", "--reps", "2", "--seed", []string{"1", "2"}[i], "--out", dir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,7 +256,7 @@ func TestSweepParquet(t *testing.T) {
 	noArrayEnv(t)
 	dir := t.TempDir()
 	if _, _, err := fluid(t, "sweep", "sim", "--servers", "10,20", "--load", "0.5,0.7", "--policy", "random,jsqd:2",
-		"--jobs", "2000", "--reps", "2", "--out", dir); err != nil {
+		"--jobs", "20000", "--reps", "2", "--out", dir); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "sim.parquet")
@@ -427,7 +427,7 @@ func TestListFlags(t *testing.T) {
 		t.Errorf("meanfield --servers 10..30:10: %v %+v", err, rep.Refined)
 	}
 	// Scalar numbers too: decimal integers, no hexadecimal or NaN.
-	out, _, err = fluid(t, "sim", "--servers", "010", "--jobs", "100", "--reps", "1", "--json")
+	out, _, err = fluid(t, "sim", "--servers", "010", "--load", "0.5", "--jobs", "2000", "--reps", "1", "--json")
 	var sr report.Sim
 	if err != nil || json.Unmarshal([]byte(out), &sr) != nil || sr.Servers != 10 {
 		t.Errorf("--servers 010: %v, %d servers", err, sr.Servers)
@@ -440,14 +440,14 @@ func TestListFlags(t *testing.T) {
 	// Which flags a sweep treats as lists of values, vectors or words.
 	jiq, _, _ := root.Find([]string{"jiq"})
 	for name, want := range map[string]lists.Kind{"load": lists.Float, "imax": lists.Int, "alpha": lists.FloatVector, "scenario": lists.Word, "verify": lists.Bool} {
-		if k := flagKind("jiq", jiq.Flags().Lookup(name)); k != want {
+		if k := flagKind(jiq.Flags().Lookup(name)); k != want {
 			t.Errorf("jiq --%s: %v, want %v", name, k, want)
 		}
 	}
 	for cmd, flags := range map[string][]string{"edge": {"dispatchers", "load"}, "jackson": {"servers"}} {
 		c, _, _ := root.Find([]string{cmd})
 		for _, f := range flags {
-			if k := flagKind(cmd, c.Flags().Lookup(f)); !k.Numeric() {
+			if k := flagKind(c.Flags().Lookup(f)); !k.Numeric() {
 				t.Errorf("%s --%s: %v", cmd, f, k)
 			}
 		}
@@ -536,7 +536,7 @@ func TestPlotTableCommand(t *testing.T) {
 		{[]string{"plot", "table", filepath.Join(tmp, "none.csv"), "--x", "a", "--z", "b", "-o", "x.png"}, "invalid table file"},
 		{[]string{"plot", "table", table, "--x", "exchange", "--z", "blocking", "-o", "x.gif"}, "invalid -o"},
 		{[]string{"plot", "table"}, "table FILE"},
-		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x is for plot table"},
+		{[]string{"plot", "edge", "--x", "load", "-o", "x.png"}, "--x has no effect here: it is for plot table"},
 	} {
 		_, _, err := fluid(t, c.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {

@@ -76,6 +76,12 @@ top-up alone, and the share of the overshoot drained by then).`,
 	f.IntVar(&o.workers, "workers", 0, "periods computed at once (0: all cores); results do not depend on it")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per period; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.TrapDoor; schema in docs/schema/trapdoor.json)")
+	declare(cmd,
+		flagRule{flag: "dispatchers", field: "K"}, flagRule{flag: "load", field: "Load"},
+		flagRule{flag: "period", field: "Period"}, flagRule{flag: "start", field: "Start"},
+		flagRule{flag: "push", field: "Push"}, flagRule{flag: "on-balanced", field: "OnBalanced"},
+		flagRule{flag: "servers", field: "Servers"}, flagRule{flag: "rtol", field: "RelTol"},
+		flagRule{flag: "workers", field: "Workers"})
 	return cmd
 }
 
@@ -111,7 +117,7 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 	}
 	st, err := farm.ParseStart(o.start)
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	if len(o.periods) == 0 {
 		return usagef("invalid --period: no refresh period")
@@ -139,7 +145,7 @@ func runTrapdoor(stdout, stderr io.Writer, o *trapdoorOptions) error {
 	res, err := staleboard.CriticalTable(models, &staleboard.OrbitSettings{Run: c.run(o.workers), RelTol: o.relTol})
 	c.done()
 	if err != nil {
-		return paramUsage(err)
+		return err
 	}
 	rep := &report.TrapDoor{Header: report.NewHeader("trapdoor"), Dispatchers: o.k, Load: o.load, Push: pushFamilyWords(push), Start: st.String(),
 		OnBalanced: o.onBalanced, Servers: o.servers, Difference: o.difference, RelTol: o.relTol}

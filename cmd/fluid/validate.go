@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -57,6 +58,10 @@ ten minutes).`,
 	f.Uint64Var(&o.seed, "seed", 1, "base random seed")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per check; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Validate; schema in docs/schema/validate.json)")
+	declare(cmd,
+		flagRule{flag: "seed", field: "Seed", rng: &flagRange{lo: 1, hi: math.MaxUint64, integer: true, example: "7"}},
+		flagRule{flag: "filter", field: "Filter"},
+	)
 	return cmd
 }
 
@@ -66,9 +71,6 @@ var errChecksFailed = errors.New("validation failed")
 func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
-	}
-	if o.seed == 0 {
-		return usagef("invalid --seed: 0, want ≥ 1 (0 stands for the default seed 1 in the library, so it would silently repeat seed 1)")
 	}
 	s := &validate.Settings{Quick: o.quick, Seed: o.seed}
 	if o.filter != "" {
@@ -87,20 +89,15 @@ func runValidate(stdout, stderr io.Writer, o *validateOptions) error {
 	c.done()
 	if err != nil {
 		if errors.Is(err, validate.ErrNoCase) {
-			return usagef("invalid --filter: %q matches no case", o.filter)
+			return usagef("invalid --filter: %q matches no case (the case names are those fluid validate prints, e.g. --filter jiq)", o.filter)
 		}
 		return err
 	}
 	doc := validateReport(rep, o)
-	if o.csv {
-		if err := writeCSVReport(stdout, doc, "checks"); err != nil {
-			return err
-		}
-	} else if o.json {
-		if err := writeJSON(stdout, doc); err != nil {
-			return err
-		}
-	} else if err := writeValidateText(stdout, rep); err != nil {
+	if rep.Done == 0 && rep.Status == outcome.Interrupted {
+		return c.interruptedBefore(stdout, output{json: o.json}, "validate", "no case had finished")
+	}
+	if err := emit(stdout, output{json: o.json, csv: o.csv, rows: "checks"}, doc, func(w io.Writer) error { return writeValidateText(w, rep) }); err != nil {
 		return err
 	}
 	if err := c.ended(rep.Status, "", fmt.Sprintf("%d of %d cases finished (%d checks, %d failed)", rep.Done, rep.Cases, len(rep.Checks), rep.Failed)); err != nil {

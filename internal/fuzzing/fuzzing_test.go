@@ -2,6 +2,7 @@ package fuzzing
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -47,12 +48,14 @@ func TestNamesField(t *testing.T) {
 		{param.Errorf("Servers", "bad"), true},
 		{errors.New("plain"), true},
 	} {
-		for _, v := range []any{model{}, &model{}} {
-			r := &recorder{TB: t}
-			NamesField(r, c.err, v)
-			if r.failed != c.fail {
-				t.Errorf("%v on %T: failed %v, want %v", c.err, v, r.failed, c.fail)
+		t.Run(fmt.Sprint(c.err), func(t *testing.T) {
+			for _, v := range []any{model{}, &model{}} {
+				r := &recorder{TB: t}
+				NamesField(r, c.err, v)
+				if r.failed != c.fail {
+					t.Errorf("%v on %T: failed %v, want %v", c.err, v, r.failed, c.fail)
+				}
 			}
-		}
+		})
 	}
 }

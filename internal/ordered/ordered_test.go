@@ -3,6 +3,7 @@ package ordered
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -21,8 +22,10 @@ func TestDecode(t *testing.T) {
 		t.Errorf("plain: %#v", p)
 	}
 	for _, bad := range []string{`{"a": 1} 2`, `{"a"`, `[1,]`, ``} {
-		if _, err := Decode([]byte(bad)); err == nil {
-			t.Errorf("%q decodes", bad)
-		}
+		t.Run(strconv.Quote(bad), func(t *testing.T) {
+			if _, err := Decode([]byte(bad)); err == nil {
+				t.Errorf("%q decodes", bad)
+			}
+		})
 	}
 }

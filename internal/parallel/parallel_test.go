@@ -2,24 +2,27 @@ package parallel
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
 func TestFor(t *testing.T) {
 	for _, w := range []int{1, 3, 0} {
-		out := make([]int, 50)
-		order := make([]int, 50)
-		for i := range order {
-			order[i] = 49 - i
-		}
-		if err := For(50, w, order, func(i int) error { out[i] = i * i; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range out {
-			if v != i*i {
-				t.Fatalf("workers %d: slot %d = %d", w, i, v)
+		t.Run(fmt.Sprintf("%d workers", w), func(t *testing.T) {
+			out := make([]int, 50)
+			order := make([]int, 50)
+			for i := range order {
+				order[i] = 49 - i
 			}
-		}
+			if err := For(50, w, order, func(i int) error { out[i] = i * i; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range out {
+				if v != i*i {
+					t.Fatalf("workers %d: slot %d = %d", w, i, v)
+				}
+			}
+		})
 	}
 	// The error of the lowest failing index, whatever ran first.
 	e3, e7 := errors.New("3"), errors.New("7")

@@ -2,6 +2,7 @@ package param
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -22,14 +23,16 @@ func TestShares(t *testing.T) {
 		{[]float64{0.5, 0.5}, []float64{-1, 2}, "Beta"},
 	}
 	for _, c := range cases {
-		err := Shares(c.alpha, c.beta)
-		var pe *Error
-		switch {
-		case c.param == "" && err != nil:
-			t.Errorf("%v %v: unexpected %v", c.alpha, c.beta, err)
-		case c.param != "" && (!errors.As(err, &pe) || pe.Param != c.param):
-			t.Errorf("%v %v: %v, want an error naming %s", c.alpha, c.beta, err, c.param)
-		}
+		t.Run(fmt.Sprintf("%v %v", c.alpha, c.beta), func(t *testing.T) {
+			err := Shares(c.alpha, c.beta)
+			var pe *Error
+			switch {
+			case c.param == "" && err != nil:
+				t.Errorf("%v %v: unexpected %v", c.alpha, c.beta, err)
+			case c.param != "" && (!errors.As(err, &pe) || pe.Param != c.param):
+				t.Errorf("%v %v: %v, want an error naming %s", c.alpha, c.beta, err, c.param)
+			}
+		})
 	}
 }
 
@@ -38,10 +41,12 @@ func TestOrAndPositive(t *testing.T) {
 		t.Error("Or")
 	}
 	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		var pe *Error
-		if err := Positive("Tol", v); !errors.As(err, &pe) || pe.Param != "Tol" {
-			t.Errorf("Positive(%v): %v", v, err)
-		}
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			var pe *Error
+			if err := Positive("Tol", v); !errors.As(err, &pe) || pe.Param != "Tol" {
+				t.Errorf("Positive(%v): %v", v, err)
+			}
+		})
 	}
 	if Positive("Tol", 1e-300) != nil {
 		t.Error("1e-300 is positive")
@@ -53,8 +58,10 @@ func TestAllFinite(t *testing.T) {
 		t.Error("finite vectors reported non-finite")
 	}
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if AllFinite([]float64{1, x, 2}) {
-			t.Errorf("%v reported finite", x)
-		}
+		t.Run(fmt.Sprint(x), func(t *testing.T) {
+			if AllFinite([]float64{1, x, 2}) {
+				t.Errorf("%v reported finite", x)
+			}
+		})
 	}
 }

@@ -109,3 +109,52 @@ func BenchmarkPeriodicUpdateSpeedup(b *testing.B) {
 		})
 	}
 }
+
+// Least loaded on a board refreshed every T = 5 with PS servers and H2
+// sizes of SCV 30 (a fixed point after about 50 periods; the idle
+// classes evolve as one vector).
+func BenchmarkPeriodicUpdateLeastLoaded(b *testing.B) {
+	benchAttractor(b, Attractor, &PeriodicUpdate{D: 0, Load: 0.9, Period: 5, Discipline: farm.PS, Sizes: h2(30)})
+}
+
+// One period map near the attractor (30 periods from the empty system),
+// best of two at λ = 0.9, T = 100: the time per state update
+// (ns/update, and cpu-ns/update in CPU time, which a loaded machine
+// does not inflate), the unit of EstimateWork's budget (updateSeconds),
+// on one worker.
+func BenchmarkPeriodMap(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m    PeriodicUpdate
+		ch   func() *serverChain
+	}{
+		{"exp", PeriodicUpdate{D: 2, Load: 0.9, Period: 100}, func() *serverChain { return newServerChain(farm.FCFS, 1, 212) }},
+		{"fcfsh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)}, func() *serverChain { return newServerChain(farm.FCFS, 30, 212) }},
+		{"psh2-30", PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, func() *serverChain { return newPSLevels(30, 212, 212) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ch := c.ch()
+			pm := newPeriodMap(&c.m, ch, 1)
+			x, next := make([]float64, ch.n), make([]float64, ch.n)
+			x[0] = 1
+			for range 30 {
+				if err := pm.apply(next, x); err != nil {
+					b.Fatal(err)
+				}
+				x, next = next, x
+			}
+			pm.totalUpdates = 0
+			b.ResetTimer()
+			c0 := cputime.Process()
+			for b.Loop() {
+				if err := pm.apply(next, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := cputime.Process() - c0
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pm.totalUpdates), "ns/update")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(pm.totalUpdates), "cpu-ns/update")
+			b.ReportMetric(float64(pm.totalUpdates)/float64(b.N), "updates/op")
+		})
+	}
+}

@@ -46,103 +46,13 @@ func newServerChain(disc farm.Discipline, scv float64, M int, J ...int) *serverC
 		giants = J[0]
 	}
 	ch := &serverChain{M: M}
-	add := func(level int) int {
-		s := ch.n
-		ch.n++
-		for len(ch.level) <= level {
-			ch.level = append(ch.level, nil)
-		}
-		ch.pos = append(ch.pos, len(ch.level[level]))
-		ch.level[level] = append(ch.level[level], s)
-		ch.lvl = append(ch.lvl, level)
-		ch.arrTo, ch.arrP = append(ch.arrTo, nil), append(ch.arrP, nil)
-		ch.svcTo, ch.svcR = append(ch.svcTo, nil), append(ch.svcR, nil)
-		return s
-	}
-	if scv == 1 {
-		for n := 0; n <= M; n++ {
-			add(n)
-		}
-		for n := 0; n <= M; n++ {
-			if n < M {
-				ch.arrTo[n], ch.arrP[n] = []int{n + 1}, []float64{1}
-			}
-			if n > 0 {
-				ch.svcTo[n], ch.svcR[n] = []int{n - 1}, []float64{1}
-			}
-		}
-	} else {
-		p, giant, small := farm.H2Params(scv)
-		mu := [2]float64{1 / small, 1 / giant} // small, giant rates
-		ph := [2]float64{1 - p, p}
-		switch disc {
-		case farm.PS:
-			// State (i small, j giant), level i + j.
-			ch.ps = &psChain{mu: mu, ph: ph, J: M}
-			if giants > 0 {
-				ch.ps.J = min(giants, M)
-			}
-			idx := map[[2]int]int{}
-			top := func(n int) int { // most giants at level n
-				if giants > 0 {
-					return min(n, giants)
-				}
-				return n
-			}
-			for n := 0; n <= M; n++ {
-				for j := 0; j <= top(n); j++ {
-					idx[[2]int{n - j, j}] = add(n)
-				}
-			}
-			for n := 0; n <= M; n++ {
-				for j := 0; j <= top(n); j++ {
-					i := n - j
-					s := idx[[2]int{i, j}]
-					if n < M {
-						g, ok := idx[[2]int{i, j + 1}]
-						if !ok {
-							g = s // the giant is lost
-						}
-						ch.arrTo[s] = []int{idx[[2]int{i + 1, j}], g}
-						ch.arrP[s] = []float64{ph[0], ph[1]}
-					}
-					if i > 0 {
-						ch.svcTo[s] = append(ch.svcTo[s], idx[[2]int{i - 1, j}])
-						ch.svcR[s] = append(ch.svcR[s], mu[0]*float64(i)/float64(n))
-					}
-					if j > 0 {
-						ch.svcTo[s] = append(ch.svcTo[s], idx[[2]int{i, j - 1}])
-						ch.svcR[s] = append(ch.svcR[s], mu[1]*float64(j)/float64(n))
-					}
-				}
-			}
-		default:
-			// State 0 (empty), or (n ≥ 1, phase of the job in service).
-			empty := add(0)
-			idx := map[[2]int]int{}
-			for n := 1; n <= M; n++ {
-				for f := range 2 {
-					idx[[2]int{n, f}] = add(n)
-				}
-			}
-			ch.arrTo[empty] = []int{idx[[2]int{1, 0}], idx[[2]int{1, 1}]}
-			ch.arrP[empty] = []float64{ph[0], ph[1]}
-			for n := 1; n <= M; n++ {
-				for f := range 2 {
-					s := idx[[2]int{n, f}]
-					if n < M {
-						ch.arrTo[s], ch.arrP[s] = []int{idx[[2]int{n + 1, f}]}, []float64{1}
-					}
-					if n == 1 {
-						ch.svcTo[s], ch.svcR[s] = []int{empty}, []float64{mu[f]}
-					} else {
-						// The next job starts in phase g with probability ph[g].
-						ch.svcTo[s] = []int{idx[[2]int{n - 1, 0}], idx[[2]int{n - 1, 1}]}
-						ch.svcR[s] = []float64{mu[f] * ph[0], mu[f] * ph[1]}
-					}
-				}
-			}
-		}
+	switch {
+	case scv == 1:
+		ch.buildExp()
+	case disc == farm.PS:
+		ch.buildPS(scv, giants)
+	default:
+		ch.buildFCFS(scv)
 	}
 	ch.svcOut = make([]float64, ch.n)
 	for s := range ch.n {
@@ -151,6 +61,155 @@ func newServerChain(disc farm.Discipline, scv float64, M int, J ...int) *serverC
 		}
 	}
 	return ch
+}
+
+// add appends a state to level and returns its index.
+func (ch *serverChain) add(level int) int {
+	s := ch.n
+	ch.n++
+	for len(ch.level) <= level {
+		ch.level = append(ch.level, nil)
+	}
+	ch.pos = append(ch.pos, len(ch.level[level]))
+	ch.level[level] = append(ch.level[level], s)
+	ch.lvl = append(ch.lvl, level)
+	ch.arrTo, ch.arrP = append(ch.arrTo, nil), append(ch.arrP, nil)
+	ch.svcTo, ch.svcR = append(ch.svcTo, nil), append(ch.svcR, nil)
+	return s
+}
+
+// buildExp builds the count chain of exponential sizes: state n holds n
+// jobs.
+func (ch *serverChain) buildExp() {
+	M := ch.M
+	for n := 0; n <= M; n++ {
+		ch.add(n)
+	}
+	for n := 0; n <= M; n++ {
+		if n < M {
+			ch.arrTo[n], ch.arrP[n] = []int{n + 1}, []float64{1}
+		}
+		if n > 0 {
+			ch.svcTo[n], ch.svcR[n] = []int{n - 1}, []float64{1}
+		}
+	}
+}
+
+// h2Rates returns the service rates (small, giant) of the balanced-means
+// H2 law of SCV scv and the probabilities that a job is small or giant.
+func h2Rates(scv float64) (mu, ph [2]float64) {
+	p, giant, small := farm.H2Params(scv)
+	return [2]float64{1 / small, 1 / giant}, [2]float64{1 - p, p}
+}
+
+// buildPS builds the PS chain with H2 sizes: state (i small, j giant) on
+// level i + j, at most giants giants if giants > 0 (a giant arriving to a
+// server holding that many is lost: a self-loop).
+func (ch *serverChain) buildPS(scv float64, giants int) {
+	M := ch.M
+	mu, ph := h2Rates(scv)
+	ch.ps = &psChain{mu: mu, ph: ph, J: M}
+	if giants > 0 {
+		ch.ps.J = min(giants, M)
+	}
+	idx := map[[2]int]int{}
+	top := func(n int) int { // most giants at level n
+		if giants > 0 {
+			return min(n, giants)
+		}
+		return n
+	}
+	for n := 0; n <= M; n++ {
+		for j := 0; j <= top(n); j++ {
+			idx[[2]int{n - j, j}] = ch.add(n)
+		}
+	}
+	for n := 0; n <= M; n++ {
+		for j := 0; j <= top(n); j++ {
+			i := n - j
+			s := idx[[2]int{i, j}]
+			if n < M {
+				g, ok := idx[[2]int{i, j + 1}]
+				if !ok {
+					g = s // the giant is lost
+				}
+				ch.arrTo[s] = []int{idx[[2]int{i + 1, j}], g}
+				ch.arrP[s] = []float64{ph[0], ph[1]}
+			}
+			if i > 0 {
+				ch.svcTo[s] = append(ch.svcTo[s], idx[[2]int{i - 1, j}])
+				ch.svcR[s] = append(ch.svcR[s], mu[0]*float64(i)/float64(n))
+			}
+			if j > 0 {
+				ch.svcTo[s] = append(ch.svcTo[s], idx[[2]int{i, j - 1}])
+				ch.svcR[s] = append(ch.svcR[s], mu[1]*float64(j)/float64(n))
+			}
+		}
+	}
+}
+
+// newPSLevels builds the PS chain with H2 sizes, truncated at M jobs and
+// J giants, as the period map reads it: its levels (level n holds the
+// states (n − j, j), j = 0…min(n, J), at consecutive indices), the PS
+// parameters and each state's total service rate, without the
+// transitions that the level-reduction solver needs (the period map
+// writes them out; at M = 3,632, J = 144 they would be about 100 MB).
+func newPSLevels(scv float64, M, J int) *serverChain {
+	mu, ph := h2Rates(scv)
+	J = min(J, M)
+	ch := &serverChain{M: M, ps: &psChain{mu: mu, ph: ph, J: J}}
+	for n := 0; n <= M; n++ {
+		st := make([]int, min(n, J)+1)
+		for j := range st {
+			st[j] = ch.n
+			ch.n++
+		}
+		ch.level = append(ch.level, st)
+	}
+	ch.svcOut = make([]float64, ch.n)
+	for n, st := range ch.level {
+		for j, s := range st {
+			// As buildPS sums them: the small jobs' rate, then the giants'.
+			if i := n - j; i > 0 {
+				ch.svcOut[s] += mu[0] * float64(i) / float64(n)
+			}
+			if j > 0 {
+				ch.svcOut[s] += mu[1] * float64(j) / float64(n)
+			}
+		}
+	}
+	return ch
+}
+
+// buildFCFS builds the FCFS chain with H2 sizes: state 0 (empty), or
+// (n ≥ 1 jobs, phase of the job in service).
+func (ch *serverChain) buildFCFS(scv float64) {
+	M := ch.M
+	mu, ph := h2Rates(scv)
+	empty := ch.add(0)
+	idx := map[[2]int]int{}
+	for n := 1; n <= M; n++ {
+		for f := range 2 {
+			idx[[2]int{n, f}] = ch.add(n)
+		}
+	}
+	ch.arrTo[empty] = []int{idx[[2]int{1, 0}], idx[[2]int{1, 1}]}
+	ch.arrP[empty] = []float64{ph[0], ph[1]}
+	for n := 1; n <= M; n++ {
+		for f := range 2 {
+			s := idx[[2]int{n, f}]
+			if n < M {
+				ch.arrTo[s], ch.arrP[s] = []int{idx[[2]int{n + 1, f}]}, []float64{1}
+			}
+			if n == 1 {
+				ch.svcTo[s], ch.svcR[s] = []int{empty}, []float64{mu[f]}
+			} else {
+				// The next job starts in phase g with probability ph[g].
+				ch.svcTo[s] = []int{idx[[2]int{n - 1, 0}], idx[[2]int{n - 1, 1}]}
+				ch.svcR[s] = []float64{mu[f] * ph[0], mu[f] * ph[1]}
+			}
+		}
+	}
 }
 
 // levelSums writes the mass of each level.

@@ -41,3 +41,24 @@ func ExampleRefined() {
 	// Output:
 	// N = ∞: 2.6141; N = 100: 2.6584; N = 10: 3.0570
 }
+
+// Best of two and least loaded on a board refreshed every T (λ = 0.9,
+// exponential sizes): best of two settles on a fixed point; least loaded
+// at T = 6 wanders without settling, and the result is the average of
+// its last 100 periods with their range.
+func ExampleAttractor() {
+	for _, m := range []*bestofd.PeriodicUpdate{
+		{D: 2, Load: 0.9, Period: 100},
+		{D: 0, Load: 0.9, Period: 6},
+	} {
+		r, err := bestofd.Attractor(m, nil)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("d = %d, T = %g: %v, mean time in system %.4g over %d periods (%.4g to %.4g)\n", m.D, m.Period, r.Status, r.Sojourn, r.Averaged, r.Min, r.Max)
+	}
+	// Output:
+	// d = 2, T = 100: fixed point, mean time in system 20.95 over 1 periods (20.95 to 20.95)
+	// d = 0, T = 6: not settled, mean time in system 13.28 over 100 periods (13.18 to 13.38)
+}

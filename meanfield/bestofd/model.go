@@ -14,11 +14,11 @@ const (
 	// MinLoad is the smallest load solved: below it the fixed point is the
 	// empty system to double precision and its spectrum is not computable.
 	MinLoad = 1e-6
-	// MaxPeriod bounds the refresh period of PeriodicUpdate: its cost
-	// grows like T² (best of two at λ = 0.9, T = 400: about 6 s of CPU
-	// time with exponential sizes, 25 s with PS servers and H2 sizes of
-	// SCV 30, 100 s with SCV 4).
-	MaxPeriod = 400
+	// MaxPeriod bounds the refresh period of PeriodicUpdate so that its
+	// default truncation, 32 + 2λT jobs, fits maxQueue. What a period
+	// costs is bounded separately, by a work budget (AttractorSettings.
+	// MaxWork).
+	MaxPeriod = 40_000
 )
 
 // Model is the N → ∞ mean field of best-of-d dispatching (JSQ(d)) on live

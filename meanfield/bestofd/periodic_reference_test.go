@@ -7,6 +7,7 @@ import (
 
 	"github.com/fluidlb/fluid/farm"
 	"github.com/fluidlb/fluid/fixedpoint"
+	"github.com/fluidlb/fluid/internal/approx"
 	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 )
@@ -369,18 +370,34 @@ func (pm *refPeriodMap) evolve(dst, x []float64, b int, r, scale float64) (meanQ
 	return area / T, topArea, giantArea
 }
 
-// relDiff is |a − b|/|b|.
-func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+// l1 is ‖a − b‖₁, the shorter vector padded with zeros.
+func l1(a, b []float64) float64 {
+	var d float64
+	for i := range max(len(a), len(b)) {
+		var x, y float64
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		d += math.Abs(x - y)
+	}
+	return d
+}
 
 // TestPeriodicUpdateAgainstReference compares Attractor with the previous
 // implementation at the same truncation, on models that the reference
 // solves in seconds: the attractor's kind and cycle agree, and the mean
-// time in system, mean count, board mean and board (‖·‖₁) to 1e-9
-// relative (they agree to about 1e-12: the new map drops states below
+// time in system, mean count, board mean (1e-9 relative) and board (1e-9
+// in ‖·‖₁) — they agree to about 1e-12: the new map drops states below
 // 1e-18 and Poisson weights below 1e-18/P(B = b) of the mode, where the
-// reference dropped levels below 1e-22 and weights below 1e-18). Without
-// a giant limit, PS agrees with the reference at a limit it loses no
-// giant to (MaxGiants 24 at T = 20).
+// reference dropped levels below 1e-22 and weights below 1e-18, and it
+// evolves least loaded's idle classes as one vector. Without a giant
+// limit, PS agrees with the reference at a limit it loses no giant to
+// (MaxGiants 24 at T = 20). An orbit that does not settle is reported by
+// the reference at its last iterate and here as an average over the last
+// periods: that last period's value must lie within their range.
 func TestPeriodicUpdateAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the reference takes about 10 s")
@@ -396,38 +413,32 @@ func TestPeriodicUpdateAgainstReference(t *testing.T) {
 		{PeriodicUpdate{D: 0, Load: 0.8, Period: 4, Discipline: farm.PS, Sizes: h2(30), MaxGiants: 12}, PeriodicUpdate{}},
 		{PeriodicUpdate{D: 0, Load: 0.9, Period: 5}, PeriodicUpdate{}}, // not settled within MaxIter
 	} {
-		ref := c.ref
-		if ref.Period == 0 {
-			ref = c.m
-		}
-		got, err := Attractor(&c.m, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := attractorReference(&ref, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Status != want.Status || got.Cycle != want.Cycle {
-			t.Errorf("%+v: %v (cycle %d), reference %v (cycle %d)", c.m, got.Status, got.Cycle, want.Status, want.Cycle)
-			continue
-		}
-		var board float64
-		for b := range max(len(got.Board), len(want.Board)) {
-			var g, w float64
-			if b < len(got.Board) {
-				g = got.Board[b]
+		t.Run(fmt.Sprintf("d=%d T=%v %v %v J=%d", c.m.D, c.m.Period, c.m.Discipline, c.m.Sizes, c.m.MaxGiants), func(t *testing.T) {
+			ref := c.ref
+			if ref.Period == 0 {
+				ref = c.m
 			}
-			if b < len(want.Board) {
-				w = want.Board[b]
+			got, err := Attractor(&c.m, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			board += math.Abs(g - w)
-		}
-		worst := max(relDiff(got.Sojourn, want.Sojourn), relDiff(got.MeanQueue, want.MeanQueue), relDiff(got.BoardMean, want.BoardMean), board)
-		t.Logf("%+v: sojourn %.12g (reference %.12g), largest difference %.2g", c.m, got.Sojourn, want.Sojourn, worst)
-		if worst > 1e-9 {
-			t.Errorf("%+v: sojourn %.12g, mean count %.12g, board mean %.12g, ‖Δboard‖₁ %.2g; reference %.12g, %.12g, %.12g", c.m, got.Sojourn, got.MeanQueue, got.BoardMean, board, want.Sojourn, want.MeanQueue, want.BoardMean)
-		}
+			want, err := attractorReference(&ref, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != want.Status || got.Cycle != want.Cycle && got.Status != outcome.NotSettled {
+				t.Fatalf("%v (cycle %d), reference %v (cycle %d)", got.Status, got.Cycle, want.Status, want.Cycle)
+			}
+			t.Logf("sojourn %.12g (reference %.12g)", got.Sojourn, want.Sojourn)
+			if got.Status == outcome.NotSettled {
+				approx.Within(t, "the reference's last period", want.Sojourn, got.Min, got.Max)
+				return
+			}
+			approx.Check(t, "sojourn", got.Sojourn, want.Sojourn, 0, 1e-9)
+			approx.Check(t, "mean count", got.MeanQueue, want.MeanQueue, 0, 1e-9)
+			approx.Check(t, "board mean", got.BoardMean, want.BoardMean, 0, 1e-9)
+			approx.Within(t, "‖Δboard‖₁", l1(got.Board, want.Board), 0, 1e-9)
+		})
 	}
 }
 
@@ -435,10 +446,11 @@ func TestPeriodicUpdateAgainstReference(t *testing.T) {
 // docs/models.md (best of two, T = 100, λ = 0.9: exponential 20.95, PS
 // with H2 sizes of SCV 4 11.90 and SCV 30 5.900, FCFS SCV 30 43.89)
 // against the previous implementation's values: to 1e-9 relative at the
-// same truncation. The previous default held at most 12 giants per PS
-// server at SCV 30 (5.8998201841, losing 4e-8 of the arrivals); with 24
-// or 48 it gives 5.89986510914, as Attractor now does without a giant
-// limit: the old value was off by 7.6e-6, inside its stated 1e-5.
+// same truncation, and to half a unit of the last published digit. The
+// previous default held at most 12 giants per PS server at SCV 30
+// (5.8998201841, losing 4e-8 of the arrivals); with 24 or 48 it gives
+// 5.89986510914, as Attractor now does without a giant limit: the old
+// value was off by 7.6e-6, inside its stated 1e-5.
 func TestPeriodicUpdatePublished(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 10 s of CPU time")
@@ -453,25 +465,30 @@ func TestPeriodicUpdatePublished(t *testing.T) {
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.PS, Sizes: h2(30)}, 5.900, 0.0005, 5.89986510914},
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 100, Discipline: farm.FCFS, Sizes: h2(30)}, 43.89, 0.005, 43.8887786803},
 	} {
-		res, err := Attractor(&c.m, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%v %v: sojourn %.12g (previous %.12g: relative difference %.2g; published %v), %d iterations, lost %.2g", c.m.Discipline, c.m.Sizes, res.Sojourn, c.previous, relDiff(res.Sojourn, c.previous), c.published, res.Iterations, res.Lost)
-		if res.Status != outcome.FixedPoint || relDiff(res.Sojourn, c.previous) > 1e-9 || math.Abs(res.Sojourn-c.published) > c.half {
-			t.Errorf("%v %v: %v, sojourn %.12g, previous implementation %.12g, published %v", c.m.Discipline, c.m.Sizes, res.Status, res.Sojourn, c.previous, c.published)
-		}
+		t.Run(fmt.Sprintf("%v %v", c.m.Discipline, c.m.Sizes), func(t *testing.T) {
+			res, err := Attractor(&c.m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("sojourn %.12g (previous %.12g; published %v), %d evaluations, lost %.2g", res.Sojourn, c.previous, c.published, res.Evaluations, res.Lost)
+			if res.Status != outcome.FixedPoint {
+				t.Errorf("%v", res.Status)
+			}
+			approx.Check(t, "sojourn against the previous implementation", res.Sojourn, c.previous, 0, 1e-9)
+			approx.Check(t, "sojourn against the published value", res.Sojourn, c.published, c.half, 0)
+		})
 	}
-	if d := relDiff(5.89986510914, 5.8998201841); d > 1e-5 {
-		t.Errorf("the previous default's truncation error %.2g exceeds its stated 1e-5", d)
-	}
+	approx.Within(t, "the previous default's truncation error", relDiff(5.89986510914, 5.8998201841), 0, 1e-5)
 }
+
+// relDiff is |a − b|/|b|.
+func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
 
 // TestPeriodMapAgainstReference applies the period map and the previous
 // implementation's to the same states (six periods from the empty system)
 // for every kind of server chain: the next states agree to 1e-13 in ‖·‖₁,
 // the mean count to 1e-12 relative, and the fraction of arrivals lost to
-// 1e-9 relative (or 1e-15: the new map drops smaller masses than the
+// 1e-9 relative (plus 1e-15: the new map drops smaller masses than the
 // reference at the edges of the support, where tiny losses arise).
 func TestPeriodMapAgainstReference(t *testing.T) {
 	for _, c := range []struct {
@@ -484,31 +501,29 @@ func TestPeriodMapAgainstReference(t *testing.T) {
 		{PeriodicUpdate{D: 2, Load: 0.9, Period: 20, Discipline: farm.PS, Sizes: h2(4)}, 80, 80},
 		{PeriodicUpdate{D: 0, Load: 0.7, Period: 5, Discipline: farm.PS, Sizes: h2(30)}, 60, 4},
 	} {
-		scv, _ := scvOf(c.m.Sizes)
-		gi := c.J
-		if scv == 1 || c.m.Discipline == farm.FCFS {
-			gi = 0
-		}
-		ch := newServerChain(c.m.Discipline, scv, c.M, gi)
-		pm, ref := newPeriodMap(&c.m, ch), newRefPeriodMap(&c.m, ch)
-		x := make([]float64, ch.n)
-		x[ch.level[0][0]] = 1
-		got, want := make([]float64, ch.n), make([]float64, ch.n)
-		for it := range 6 {
-			if err := pm.apply(got, x); err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprintf("d=%d %v %v M=%d J=%d", c.m.D, c.m.Discipline, c.m.Sizes, c.M, c.J), func(t *testing.T) {
+			scv, _ := scvOf(c.m.Sizes)
+			gi := c.J
+			if scv == 1 || c.m.Discipline == farm.FCFS {
+				gi = 0
 			}
-			if err := ref.apply(want, x); err != nil {
-				t.Fatal(err)
+			ch := newServerChain(c.m.Discipline, scv, c.M, gi)
+			pm, ref := newPeriodMap(&c.m, ch, 8), newRefPeriodMap(&c.m, ch)
+			x := make([]float64, ch.n)
+			x[ch.level[0][0]] = 1
+			got, want := make([]float64, ch.n), make([]float64, ch.n)
+			for it := range 6 {
+				if err := pm.apply(got, x); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.apply(want, x); err != nil {
+					t.Fatal(err)
+				}
+				approx.Within(t, fmt.Sprintf("period %d: ‖Δ‖₁", it+1), l1(got, want), 0, 1e-13)
+				approx.Check(t, fmt.Sprintf("period %d: mean count", it+1), pm.meanQueue, ref.meanQueue, 0, 1e-12)
+				approx.Check(t, fmt.Sprintf("period %d: lost", it+1), pm.lost, ref.lost, 1e-15, 1e-9)
+				copy(x, want)
 			}
-			var d float64
-			for i := range got {
-				d += math.Abs(got[i] - want[i])
-			}
-			if d > 1e-13 || relDiff(pm.meanQueue, ref.meanQueue) > 1e-12 || math.Abs(pm.lost-ref.lost) > 1e-9*ref.lost+1e-15 {
-				t.Errorf("%v %v M=%d J=%d, period %d: ‖Δ‖₁ = %.2g, mean count %.15g (reference %.15g), lost %.3g (reference %.3g)", c.m.Discipline, c.m.Sizes, c.M, c.J, it+1, d, pm.meanQueue, ref.meanQueue, pm.lost, ref.lost)
-			}
-			copy(x, want)
-		}
+		})
 	}
 }

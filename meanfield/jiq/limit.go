@@ -163,10 +163,15 @@ func (m *Model) blockingLimit() *LimitResult {
 			lim.TokensDetermined = len(tied) == 1
 		}
 	} else {
+		// h(x) = Σ_r min{α_r·λ, inflow_r(x)} − x, written as ν(1 − x) minus
+		// the surpluses [inflow_r(x) − α_r·λ]⁺ (Σβ_r = 1): the same function
+		// without the cancellation of x against Σ_r β_r·x, which at small ν
+		// (below the rounding of x, about 1e-16) leaves only noise and a
+		// root at x = 0 (blocking 1 where the limit is the ν = 0 value).
 		h := func(x float64) float64 {
-			s := -x
+			s := nu * (1 - x)
 			for r, a := range m.Alpha {
-				s += math.Min(a*lam, inflow(r, x))
+				s -= math.Max(0, inflow(r, x)-a*lam)
 			}
 			return s
 		}
@@ -174,16 +179,19 @@ func (m *Model) blockingLimit() *LimitResult {
 		// Polish: with the set A of dispatchers whose demand binds
 		// (α_r·λ < inflow), x = Σ_A α_r·λ + Σ_{not A} (β_r·x + ν(1 − x)/R)
 		// is linear in x.
-		var c, slope float64
+		// 1 − slope is summed as Σ_A β_r + ν·|not A|/R, without the
+		// cancellation of 1 − Σ_{not A} β_r.
+		var c, denom float64
 		for r, a := range m.Alpha {
 			if a*lam < inflow(r, x0) {
 				c += a * lam
+				denom += beta[r]
 			} else {
 				c += nu / float64(R)
-				slope += beta[r] - nu/float64(R)
+				denom += nu / float64(R)
 			}
 		}
-		if xs := c / (1 - slope); xs > 0 && xs <= 1 && math.Abs(xs-x0) < 1e-9 {
+		if xs := c / denom; xs > 0 && xs <= 1 && math.Abs(xs-x0) < 1e-9 {
 			x0 = xs
 		}
 		m.splitTokens(lim, 1-x0, func(r int) float64 { return inflow(r, x0) - m.Alpha[r]*lam })

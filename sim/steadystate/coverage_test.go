@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // coverageCase is one process with exactly known stationary means: the
@@ -27,14 +29,14 @@ type coverageResult struct {
 	runs    int
 	covered []int // per target: exact mean in [Lower, Upper]
 	low     []int // per target: missed, the interval below the exact mean
-	status  map[Status]int
+	status  map[outcome.Status]int
 	meanN   float64 // mean observations at the stop
 }
 
 // runCoverage runs c runs times, on two goroutines (the results do not
 // depend on it: run i always uses stream i).
 func runCoverage(t *testing.T, c coverageCase, runs int) coverageResult {
-	res := coverageResult{runs: runs, covered: make([]int, len(c.exact)), low: make([]int, len(c.exact)), status: map[Status]int{}}
+	res := coverageResult{runs: runs, covered: make([]int, len(c.exact)), low: make([]int, len(c.exact)), status: map[outcome.Status]int{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := 0

@@ -30,7 +30,7 @@ func Example() {
 	for {
 		d := ctl.Check(s)
 		if d.Stop() {
-			fmt.Println(d.Status, "after", d.Checks, "checks")
+			fmt.Println(d.Status.Name(), "after", d.Checks, "checks")
 			for _, e := range d.Estimates {
 				fmt.Printf("%s %.4g in [%.4g, %.4g] (%s, %d batches, warm-up %.2g%% of %d)\n",
 					e.Name, e.Mean, e.Lower, e.Upper, e.Method, e.Batches, 100*float64(e.Warmup)/float64(e.Observations), e.Observations)

@@ -1,6 +1,10 @@
 package steadystate
 
-import "math"
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/outcome"
+)
 
 // Controller is the sequential procedure of one run: the simulator adds
 // observations to its replications' Series and, between chunks of work,
@@ -34,7 +38,7 @@ func (c *Controller) Settings() Settings {
 // Decision is the answer of Check or Final.
 type Decision struct {
 	// Status is Running (go on to Next), or why the run stops.
-	Status Status `json:"status"`
+	Status outcome.Status `json:"status"`
 	// Next (Running only) is the total number of observations, all
 	// replications together, at which to check again: at least 1.25 and
 	// at most 4 times the current total, at most the budget.

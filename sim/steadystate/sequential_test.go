@@ -1,7 +1,6 @@
 package steadystate
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -28,7 +27,7 @@ func TestCheckStatuses(t *testing.T) {
 		name   string
 		p      process
 		budget int64
-		want   Status
+		want   outcome.Status
 	}{
 		// White noise of mean 100, sd 1000: precise at about
 		// (1.96·1000·1.02/2)² ≈ 10⁶ observations.
@@ -169,30 +168,5 @@ func TestSettingsErrors(t *testing.T) {
 	ctl, err := NewController(&Settings{Precision: -1, AbsPrecision: 0.1})
 	if err != nil || ctl.Settings().Precision != -1 || ctl.Settings().Level != DefaultLevel {
 		t.Fatalf("absolute precision only: %v %+v", err, ctl)
-	}
-}
-
-func TestStatusNames(t *testing.T) {
-	for s, want := range map[Status]struct {
-		name string
-		out  outcome.Status
-	}{
-		Running:          {"running", outcome.NotTerminated},
-		PrecisionReached: {"precision_reached", outcome.Converged},
-		BudgetReached:    {"budget_reached", outcome.NotConverged},
-		NotSteady:        {"not_steady", outcome.NotSettled},
-	} {
-		b, err := json.Marshal(s)
-		var back Status
-		if err != nil || string(b) != `"`+want.name+`"` || json.Unmarshal(b, &back) != nil || back != s || s.Outcome() != want.out || s.String() != want.name {
-			t.Errorf("%d: %s %v %v %v", s, b, err, back, s.Outcome())
-		}
-	}
-	if _, err := Status(-1).MarshalText(); err == nil {
-		t.Error("an undeclared status marshals")
-	}
-	var s Status
-	if s.UnmarshalText([]byte("converged")) == nil {
-		t.Error("an unknown name unmarshals")
 	}
 }
