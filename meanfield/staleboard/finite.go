@@ -106,9 +106,9 @@ type FiniteEdgeResult struct {
 	// the escape chain's is not, see the package documentation), each
 	// with its mean time to tip.
 	Curve []CurvePoint
-	// MeanTime is the mean time to tip at Period, in refresh periods
-	// (NoisyMap: interpolated on the curve's mean times; the escape chain:
-	// the chain's, from its probability of tipping per period).
+	// MeanTime is the mean time to tip at Period, in refresh periods,
+	// interpolated on the curve's mean times (NoisyMap only; 0 for the
+	// escape chain, whose curve has none).
 	MeanTime float64
 }
 
@@ -283,6 +283,7 @@ func (sr *finiteSearch) run(members []int, out []*FiniteEdgeResult) error {
 			}
 		}
 		res.Scaled = res.Period * scale
+		res.Curve = sr.curve(i)
 	}
 	elapsed := time.Since(start)
 	for _, i := range members {
@@ -349,6 +350,18 @@ func (sr *finiteSearch) bisect(res *FiniteEdgeResult, i, g int, t0, plo float64)
 	res.Lo, res.Hi = lo, hi
 	res.Period = lo + (hi-lo)*logitFraction(plo, phi)
 	return nil
+}
+
+// curve is member i's tipping probability at the grid's periods (the
+// escape chain's, not monotone in T near T*).
+func (sr *finiteSearch) curve(i int) []CurvePoint {
+	scale := sr.inf.Scale()
+	out := make([]CurvePoint, len(sr.grid))
+	for j, g := range sr.grid {
+		p := sr.prob(g.e, i)
+		out[j] = CurvePoint{Period: g.T, Scaled: g.T * scale, Probability: p, Raw: p, MeanTime: math.Inf(1)}
+	}
+	return out
 }
 
 // escapeAt is the escape analysis at T, its balanced fixed point solved

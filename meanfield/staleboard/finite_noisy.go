@@ -94,7 +94,8 @@ type CurvePoint struct {
 	// refresh periods: the periods watched over all runs (each until it
 	// tipped or reached the horizon) divided by the tips, the maximum
 	// likelihood estimate when the tipping hazard is constant (+Inf with
-	// no tip: at least Runs·H).
+	// no tip: at least Runs·H; +Inf on the escape chain's curve, which
+	// has no runs).
 	MeanTime float64
 }
 
