@@ -669,12 +669,17 @@ func finiteEdge(e *env) ([]Check, error) {
 	for _, n := range ns {
 		models = append(models, staleboard.FiniteModel{System: staleboard.System{K: k, Load: load}, Servers: n, Horizon: horizon})
 	}
-	theory, err := staleboard.FiniteEdgeTable(models, nil)
+	set := &staleboard.FiniteSettings{}
+	set.Run = e.run // the theory stops with the run, as the simulations do
+	theory, err := staleboard.FiniteEdgeTable(models, set)
 	if err != nil {
 		return nil, err
 	}
 	var out []Check
 	for i, th := range theory {
+		if th.Status == outcome.Interrupted {
+			return nil, errInterrupted
+		}
 		if th.Status != outcome.EdgeFound {
 			return nil, fmt.Errorf("no finite-N edge for N = %d", th.Servers)
 		}

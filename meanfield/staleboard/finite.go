@@ -370,7 +370,7 @@ func (sr *finiteSearch) escapeAt(T float64, from []float64) (*Escape, error) {
 	if err := sr.set.canceled(); err != nil {
 		return nil, err
 	}
-	e, err := NewEscape(&Model{System: sr.inf.System, Period: T}, from)
+	e, err := newEscape(&Model{System: sr.inf.System, Period: T}, from, sr.set.canceled)
 	if err != nil {
 		return nil, err
 	}
