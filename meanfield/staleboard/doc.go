@@ -270,13 +270,20 @@
 // periods watched over all runs divided by the tips (the maximum-likelihood
 // mean of a constant hazard, censored at H).
 //
-// Against the simulated tipping curves above (k = 5, λ = 0.9, H = 100), it
-// puts the edge at 3.064 at N = 100 and 2.956 at N = 800 (seed 1): shifts
-// above T* of 0.165 and 0.057 against the simulated 0.21 and 0.061, within
-// 22% and 7%. It costs a Monte Carlo: about 40,000 map evaluations per
-// edge (a minute on one core), against the escape chain's seconds; its
-// Monte Carlo error on the edge is about 0.005 at N = 800 and grows as the
-// curve flattens at small N. Still approximate: the noise is first order
-// and frozen at x* (the state-dependence of Σ along the escape is left
-// out), and the dispatchers' timing enters only through Σ.
+// Against simulated tipping curves (package sim/tipping, 12 runs a period,
+// H = 100; seed 1 throughout) the shift T*(N, H) − T* in units of (1−λ)⁻²:
+// at k = 5, λ = 0.9 it is 0.46, 0.32, 0.165, 0.057 and 0.042 at N = 25,
+// 50, 100, 800 and 2,000, against the simulated 0.63 (N = 25), 0.21
+// (N = 100) and 0.061 (N = 800); at k = 3, λ = 0.9 (T* = 99) 0.057 at
+// N = 100 against 0.066; at k = 5, λ = 0.8 (T* = 79) 0.154 against 0.204.
+// It decays like 1/√N between N = 100 and 800 (a ratio of 2.9 for √8 =
+// 2.8), as the escape chain's does not. Where it breaks: at N ≤ 100 it
+// is 14–26% low (the noise is first order and frozen at x*, while a small
+// farm's escape runs far from it; N = 25 is worst); the search takes the
+// probability at T* to be 1, which a horizon of a few tens of periods
+// contradicts (the balanced state just above T* holds a farm of 100 for
+// about 30 periods); where the shift is about 1% of T* (k = 3, N ≥ 800)
+// the first grid step, 0.5% of T*, is half of it. It costs a Monte Carlo:
+// 35,000–51,000 map evaluations per edge, mostly on boards the map has not
+// seen (BenchmarkNoisyPeriod), against the escape chain's few thousand.
 package staleboard
