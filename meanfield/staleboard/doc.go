@@ -255,7 +255,7 @@
 // renormalised and watched with farm.TipWatch, the simulator's definition.
 // The split matters: Gaussian noise on every class, negative entries cut,
 // piles spurious mass into the far tail, which the board mean weighs by q²
-// (at N = 800 every run tips at T(1−λ)² = 2.99, where the simulated farm
+// (at N = 800 39 of 40 runs tip at T(1−λ)² = 2.99, where the simulated farm
 // rarely does), and no noise on the rare classes lets no farm of 100 tip.
 // The rare threshold does not matter between 5 and 20 (DefaultRareServers).
 //
