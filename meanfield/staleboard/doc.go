@@ -254,7 +254,7 @@
 // rare events, and a rare class's variance is that count's). The board is
 // renormalised and watched with farm.TipWatch, the simulator's definition.
 // The split matters: Gaussian noise on every class, negative entries cut,
-// piles spurious mass into the far tail, which the board mean weighs by q²
+// piles spurious mass into the far tail, which the board mean weighs by q
 // (at N = 800 39 of 40 runs tip at T(1−λ)² = 2.99, where the simulated farm
 // rarely does), and no noise on the rare classes lets no farm of 100 tip.
 // The rare threshold does not matter between 5 and 20 (DefaultRareServers).
