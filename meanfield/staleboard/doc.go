@@ -274,19 +274,21 @@
 // H = 100; seed 1 throughout) the shift T*(N, H) − T* in units of (1−λ)⁻²:
 // at k = 5, λ = 0.9 it is 0.46, 0.32, 0.165, 0.057 and 0.042 at N = 25,
 // 50, 100, 800 and 2,000, against the simulated 0.63 (N = 25), 0.21
-// (N = 100) and 0.061 (N = 800); at k = 3, λ = 0.9 (T* = 99) 0.057 and
-// 0.012 at N = 100 and 800 against 0.066 and 0.003 (95% interval −0.004
-// to 0.009: the escape chain says 0.023); at k = 5, λ = 0.8 (T* = 79)
-// 0.154 at N = 100 against 0.204.
+// (N = 100) and 0.061 (N = 800); at k = 3, λ = 0.9 (T* = 99) 0.057,
+// 0.012 and 0.011 at N = 100, 800 and 2,000 against 0.066, 0.012 (a
+// second simulation with other seeds: 0.003, its 95% interval −0.004 to
+// 0.009) and 0.007 (−0.003 to 0.010; the escape chain says 0.025, 0.023
+// and 0.020); at k = 5, λ = 0.8 (T* = 79) 0.154 and 0.058 at N = 100 and
+// 800 against 0.204 and 0.051 (the escape chain: 0.207 and 0.112).
 // It decays like 1/√N between N = 100 and 800 (a ratio of 2.9 for √8 =
 // 2.8), as the escape chain's does not. Where it breaks: at N ≤ 100 it
 // is 14–26% low (the noise is first order and frozen at x*, while a small
 // farm's escape runs far from it; N = 25 is worst); the search takes the
 // probability at T* to be 1, which a horizon of a few tens of periods
 // contradicts (the balanced state just above T* holds a farm of 100 for
-// about 30 periods); where the shift is below 1% of T* (k = 3, N = 800)
-// it is too large, four times the simulated shift (0.9% of T* in
-// absolute terms), and the first grid step, 0.5% of T*, is of its size. It costs a Monte Carlo:
+// about 30 periods); where the shift is about 1% of T* (k = 3, N ≥ 800)
+// the simulations resolve it only to ±0.005, and the first grid step,
+// 0.5% of T*, is half of it. It costs a Monte Carlo:
 // 35,000–51,000 map evaluations per edge, mostly on boards the map has not
 // seen (BenchmarkNoisyPeriod), against the escape chain's few thousand.
 package staleboard
