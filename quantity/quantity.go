@@ -138,6 +138,10 @@ var declared = []Quantity{
 	{"margins", "token margins", unitRate, Real, "α_r·λ minus the token inflow of an empty pool"},
 	{"fraction", "fraction tipped", "", Probability, "fraction of runs that tipped into the herd"},
 	{"tipped", "runs tipped", "", Count, "runs that tipped into the herd"},
+	{"finite_theory", "finite-N theory", "", Text, "the theory of a finite-N edge: escape (the one-coordinate escape chain) or noisy-map (Monte Carlo of the noisy map)"},
+	{"probability", "tipping probability", "", Probability, "probability of tipping within the horizon from the balanced state (the noisy map: the isotonic fit of the tipped fractions)"},
+	{"mean_time_to_tip", "mean time to tip", "refresh periods", NonNegative, "mean time to tip from the balanced state: periods watched per tip (null: no run tipped)"},
+	{"curve", "tipping curve", "", Text, "the theory's tipping probability at the periods its search computed"},
 
 	// The stale board's edge and attractors.
 	{"scaled", "T(1−λ)²", unitTime, NonNegative, "a refresh period scaled by (1 − λ)² (the tipping edge T*(1−λ)²)"},

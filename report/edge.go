@@ -56,6 +56,21 @@ type EdgeRow struct {
 	Horizon        *int           `json:"horizon"`
 	InfiniteScaled *float64       `json:"infinite_scaled,omitempty"`
 	Simulated      *SimulatedEdge `json:"simulated,omitempty"`
+	// Finite-N rows: the theory that computed the edge (escape or
+	// noisy-map), and with the noisy map its tipping curve and the mean
+	// time to tip at the edge, in refresh periods.
+	FiniteTheory  *string    `json:"finite_theory,omitempty"`
+	MeanTimeToTip *float64   `json:"mean_time_to_tip,omitempty"`
+	Curve         []TipPoint `json:"curve,omitempty"`
+}
+
+// TipPoint is the theory's tipping probability at one period.
+type TipPoint struct {
+	Scaled        float64  `json:"scaled"`
+	Probability   float64  `json:"probability"`      // monotone in T (the isotonic fit)
+	Fraction      float64  `json:"fraction"`         // fraction of the runs that tipped
+	Reps          int      `json:"reps"`             // runs
+	MeanTimeToTip *float64 `json:"mean_time_to_tip"` // periods watched per tip (null: none tipped)
 }
 
 // SimulatedEdge is the finite-N edge measured by simulation.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,6 +26,7 @@ type edgeOptions struct {
 	servers  string
 	horizon  int
 	simulate bool
+	theory   string
 	reps     int
 	seed     uint64
 	floor    float64
@@ -104,6 +106,7 @@ parallel on all cores and print in order.`,
 	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
 	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, concept("horizon", "finite N; 1..1000000"))
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
+	f.StringVar(&o.theory, "theory", "escape", "finite N: escape (the one-coordinate escape chain, seconds) or noisy-map (Monte Carlo of the noisy map, about a minute an edge: a monotone tipping curve and the mean time to tip)")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
 	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")
@@ -121,7 +124,13 @@ parallel on all cores and print in order.`,
 		flagRule{flag: "horizon", field: "Horizon", rng: in(1, staleboard.MaxHorizon, "1000"), when: finite},
 		flagRule{flag: "simulate", when: finite},
 		flagRule{flag: "reps", field: "Reps", rng: in(2, 10000, "16"), when: simulated},
-		flagRule{flag: "seed", field: "Seed", when: simulated},
+		flagRule{flag: "theory", field: "Method", when: finite},
+		flagRule{flag: "seed", field: "Seed", when: func() string {
+			if o.simulate || o.theory == "noisy-map" {
+				return ""
+			}
+			return "it applies to the simulated edges and the noisy map: add --servers N --simulate or --theory noisy-map"
+		}},
 		flagRule{flag: "floor", field: "Floor", rng: between(0, math.MaxFloat64, "()", "0.05")},
 		flagRule{flag: "max-period", field: "MaxPeriod", rng: between(0, staleboard.MaxPeriod, "(]", "20000")},
 		flagRule{flag: "workers", field: "Workers", rng: in(0, maxWorkers, "2")},
@@ -161,7 +170,16 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 	if len(systems) > 0 {
 		rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), systems[0].Sizes.String(), systems[0].Discipline.String(), o.words.alpha
 	}
-	entries, err := edgeRows(rep, systems, servers, o.horizon, &set)
+	fs := staleboard.FiniteSettings{EdgeSettings: set, Seed: o.seed}
+	switch o.theory {
+	case "escape":
+	case "noisy-map":
+		fs.Method = staleboard.NoisyMap
+		rep.Seed = ptr(o.seed)
+	default:
+		return usagef("invalid --theory: %q, want escape or noisy-map (e.g. --theory noisy-map)", o.theory)
+	}
+	entries, err := edgeRows(rep, systems, servers, o.horizon, &fs)
 	c.done()
 	if err != nil {
 		return err
@@ -261,7 +279,8 @@ func simulateEdges(rep *report.Edge, o *edgeOptions, run outcome.Run) (int, int,
 // every N of servers) into rep's rows, in that order, and returns the
 // number of rows a finished computation has: with servers, the N = ∞ row
 // of each system is the edge its finite-N search started from.
-func edgeRows(rep *report.Edge, systems []staleboard.System, servers []int, horizon int, set *staleboard.EdgeSettings) (int, error) {
+func edgeRows(rep *report.Edge, systems []staleboard.System, servers []int, horizon int, fs *staleboard.FiniteSettings) (int, error) {
+	set := &fs.EdgeSettings
 	if len(servers) == 0 {
 		results, err := staleboard.EdgeTable(systems, set)
 		for _, r := range results {
@@ -277,7 +296,7 @@ func edgeRows(rep *report.Edge, systems []staleboard.System, servers []int, hori
 			models = append(models, staleboard.FiniteModel{System: s, Servers: n, Horizon: horizon})
 		}
 	}
-	results, err := staleboard.FiniteEdgeTable(models, &staleboard.FiniteSettings{EdgeSettings: *set})
+	results, err := staleboard.FiniteEdgeTable(models, fs)
 	for i, r := range results {
 		if inf := r.Infinite; i%len(servers) == 0 && inf != nil && inf.Status != outcome.Interrupted {
 			rep.Rows = append(rep.Rows, newEdgeRow(inf, set.Floor))
@@ -332,6 +351,19 @@ func newFiniteRow(r *staleboard.FiniteEdgeResult, floor float64) report.EdgeRow 
 	}
 	if r.Infinite.Status == outcome.EdgeFound {
 		row.InfiniteScaled = ptr(r.Infinite.Scaled)
+	}
+	row.FiniteTheory = ptr(r.Method.String())
+	if r.Method == staleboard.NoisyMap {
+		for _, c := range r.Curve {
+			pt := report.TipPoint{Scaled: c.Scaled, Probability: c.Probability, Fraction: c.Raw, Reps: c.Runs}
+			if !math.IsInf(c.MeanTime, 0) {
+				pt.MeanTimeToTip = ptr(c.MeanTime)
+			}
+			row.Curve = append(row.Curve, pt)
+		}
+		if !math.IsInf(r.MeanTime, 0) && r.MeanTime > 0 {
+			row.MeanTimeToTip = ptr(r.MeanTime)
+		}
 	}
 	switch r.Status {
 	case outcome.AboveRange:
@@ -465,5 +497,37 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Dispatchers, g(row.Load), *row.Servers, *row.Horizon, period, edge, inf, sim, ci, pts)
 	}
 	tw.Flush()
-	b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")
+	noisy := false
+	for _, row := range r.Rows {
+		if row.FiniteTheory != nil && *row.FiniteTheory == staleboard.NoisyMap.String() {
+			noisy = true
+		}
+	}
+	if !noisy {
+		b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")
+		return
+	}
+	b.WriteString("\nTheory: Monte Carlo of the noisy map (the map plus the board's one-period noise, Gaussian on its common classes and\n")
+	b.WriteString("Poisson counts on its rare ones); P = the probability of tipping within H periods, the isotonic fit of the tipped\n")
+	b.WriteString("fractions (monotone in T); mean time to tip = refresh periods watched per tip.\n")
+	for _, row := range r.Rows {
+		if len(row.Curve) == 0 {
+			continue
+		}
+		mt := "—"
+		if row.MeanTimeToTip != nil {
+			mt = fmt.Sprintf("%.0f", *row.MeanTimeToTip)
+		}
+		fmt.Fprintf(b, "\nk = %d, λ = %s, N = %d: mean time to tip at the edge %s periods\n", row.Dispatchers, g(row.Load), *row.Servers, mt)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "T(1−λ)²\tP\ttipped\tmean time to tip\t")
+		for _, c := range row.Curve {
+			mt := "> " + strconv.Itoa(c.Reps**row.Horizon)
+			if c.MeanTimeToTip != nil {
+				mt = fmt.Sprintf("%.0f", *c.MeanTimeToTip)
+			}
+			fmt.Fprintf(tw, "%.4f\t%.3f\t%d/%d\t%s\t\n", c.Scaled, c.Probability, int(math.Round(c.Fraction*float64(c.Reps))), c.Reps, mt)
+		}
+		tw.Flush()
+	}
 }

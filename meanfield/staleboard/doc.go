@@ -239,4 +239,57 @@
 // exists only for a stated horizon. And near T* the balanced branches make
 // the tipping probability a sawtooth in T, rising after each change of the
 // pass in progress at T: T*(N, H) follows it, not a smooth curve.
+//
+// # The noisy map
+//
+// FiniteSettings.Method = NoisyMap computes the finite-N edge by Monte Carlo
+// of the noisy map itself, with nothing reduced to one coordinate:
+//
+//	x_{n+1} = Φ_T(x_n) + ξ_n/√N,
+//
+// ξ_n the one-period noise of BoardNoise frozen at x*, drawn in two parts.
+// On the classes x* populates (N·x*_q ≥ RareServers, 10 by default) ξ is
+// Gaussian with covariance Σ restricted to them; a rare class instead holds
+// a Poisson count of servers of mean N·Φ_T(x_n)_q (the multinomial's law of
+// rare events, and a rare class's variance is that count's). The board is
+// renormalised and watched with farm.TipWatch, the simulator's definition.
+// The split matters: Gaussian noise on every class, negative entries cut,
+// piles spurious mass into the far tail, which the board mean weighs by q
+// (at N = 800 39 of 40 runs tip at T(1−λ)² = 2.99, where the simulated farm
+// rarely does), and no noise on the rare classes lets no farm of 100 tip.
+// The rare threshold does not matter between 5 and 20 (DefaultRareServers).
+//
+// Reps runs (48 by default) start at x* at each period of a grid
+// T*·(1 + 0.005·1.5^j) until at most a tenth of them tip at two periods in
+// a row; run i draws its noise from the stream (Seed, i) at every period.
+// The tipping curve is the isotonic (non-increasing) regression of the
+// tipped fractions on T, the maximum-likelihood curve among those that do
+// not rise with T, so it is monotone by construction; three bisections
+// narrow the bracket where it falls through ½, and the edge interpolates
+// it linearly there. Each period also reports the mean time to tip: the
+// periods watched over all runs divided by the tips (the maximum-likelihood
+// mean of a constant hazard, censored at H).
+//
+// Against simulated tipping curves (package sim/tipping, 12 runs a period,
+// H = 100; seed 1 throughout) the shift T*(N, H) − T* in units of (1−λ)⁻²:
+// at k = 5, λ = 0.9 it is 0.46, 0.32, 0.165, 0.057 and 0.042 at N = 25,
+// 50, 100, 800 and 2,000, against the simulated 0.63 (N = 25), 0.21
+// (N = 100), 0.061 (N = 800) and 0.052 (N = 2,000, 95% interval 0.041 to
+// 0.067; the escape chain says 0.068); at k = 3, λ = 0.9 (T* = 99) 0.057,
+// 0.012 and 0.011 at N = 100, 800 and 2,000 against 0.066, 0.012 (a
+// second simulation with other seeds: 0.003, its 95% interval −0.004 to
+// 0.009) and 0.007 (−0.003 to 0.010; the escape chain says 0.025, 0.023
+// and 0.020); at k = 5, λ = 0.8 (T* = 79) 0.154 and 0.058 at N = 100 and
+// 800 against 0.204 and 0.051 (the escape chain: 0.207 and 0.112).
+// It decays like 1/√N between N = 100 and 800 (a ratio of 2.9 for √8 =
+// 2.8), as the escape chain's does not. Where it breaks: at N ≤ 100 it
+// is 14–26% low (the noise is first order and frozen at x*, while a small
+// farm's escape runs far from it; N = 25 is worst); the search takes the
+// probability at T* to be 1, which a horizon of a few tens of periods
+// contradicts (the balanced state just above T* holds a farm of 100 for
+// about 30 periods); where the shift is about 1% of T* (k = 3, N ≥ 800)
+// the simulations resolve it only to ±0.005, and the first grid step,
+// 0.5% of T*, is half of it. It costs a Monte Carlo:
+// 35,000–51,000 map evaluations per edge, mostly on boards the map has not
+// seen (BenchmarkNoisyPeriod), against the escape chain's few thousand.
 package staleboard

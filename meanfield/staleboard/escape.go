@@ -55,6 +55,7 @@ type Escape struct {
 
 	firstSaddle float64
 	varNodes    [][2]float64 // (board mean, one-period N·Var) along the path
+	stop        func() error // if not nil, checked before every map evaluation of an orbit (cancellation)
 }
 
 // escapeMaxIter bounds the periods of one tipping test of the
@@ -117,6 +118,13 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 // 0, Servers 0). start, if not nil, is a starting board for the balanced
 // fixed point (for instance the one at a nearby period).
 func NewEscape(m *Model, start []float64) (*Escape, error) {
+	return newEscape(m, start, nil)
+}
+
+// newEscape is NewEscape, stopped with stop's error (checked before every
+// map evaluation of the climb's orbits, where the analysis spends its
+// evaluations) when stop is not nil.
+func newEscape(m *Model, start []float64, stop func() error) (*Escape, error) {
 	full, err := NewMap(m)
 	if err != nil {
 		return nil, err
@@ -125,7 +133,7 @@ func NewEscape(m *Model, start []float64) (*Escape, error) {
 		return nil, err
 	}
 	mp := full.boardOnly()
-	e := &Escape{Period: m.Period}
+	e := &Escape{Period: m.Period, stop: stop}
 	fp, evals, err := balancedAt(m, start)
 	e.Evaluations += evals
 	if errors.Is(err, errNoBalanced) {
@@ -221,6 +229,11 @@ func (e *Escape) orbit(mp *Map, p, home []float64, thr farm.TipWatch) ([][]float
 		d0 = l1(p, home)
 	}
 	for range 2 * escapeMaxIter {
+		if e.stop != nil {
+			if err := e.stop(); err != nil {
+				return nil, nil, 0, err
+			}
+		}
 		r, err := mp.Apply(p)
 		e.Evaluations++
 		if err != nil {

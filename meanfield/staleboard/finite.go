@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fluidlb/fluid/internal/parallel"
+	"github.com/fluidlb/fluid/internal/param"
 	"github.com/fluidlb/fluid/outcome"
 )
 
@@ -33,6 +34,40 @@ type FiniteSettings struct {
 	// Interrupted, keeping their N = ∞ edge if it finished). With no N = ∞
 	// edge the search starts at Floor.
 	EdgeSettings
+	// Method is the finite-N theory: EscapeChain (the default) or
+	// NoisyMap.
+	Method FiniteMethod
+	// Reps is the number of noisy-map runs per period (NoisyMap only),
+	// 1..MaxNoisyReps. Default DefaultNoisyReps.
+	Reps int
+	// Seed seeds the noisy-map runs (NoisyMap only): run i uses the
+	// stream (Seed, i) at every period. Results depend on it, not on
+	// Workers.
+	Seed uint64
+	// RareServers is the expected number of servers below which a class
+	// of the balanced board fluctuates as a Poisson count rather than as
+	// a Gaussian (NoisyMap only), positive. Default DefaultRareServers.
+	RareServers float64
+}
+
+// reps is Reps or its default.
+func (s *FiniteSettings) reps() int { return param.Or(s.Reps, DefaultNoisyReps) }
+
+// rareServers is RareServers or its default.
+func (s *FiniteSettings) rareServers() float64 { return param.Or(s.RareServers, DefaultRareServers) }
+
+// Validate checks the settings beyond the edge search's; the
+// *param.Error names the field.
+func (s *FiniteSettings) Validate() error {
+	switch {
+	case s.Method != EscapeChain && s.Method != NoisyMap:
+		return param.Errorf("Method", "%d, want EscapeChain or NoisyMap", s.Method)
+	case s.Reps < 0 || s.Reps > MaxNoisyReps:
+		return param.Errorf("Reps", "%d runs per period, want 1..%d", s.Reps, MaxNoisyReps)
+	case !(s.RareServers >= 0) || math.IsInf(s.RareServers, 1):
+		return param.Errorf("RareServers", "%v, want a positive number of servers", s.RareServers)
+	}
+	return nil
 }
 
 // FiniteEdgeResult is the finite-N tipping edge T*(N, H): the refresh
@@ -64,6 +99,17 @@ type FiniteEdgeResult struct {
 	// Escapes counts the escape analyses (see Escape) the search computed,
 	// shared by every N of the system.
 	Escapes int
+	// Method is the theory that computed the edge.
+	Method FiniteMethod
+	// Curve is the tipping probability within the horizon at the periods
+	// the search computed, in increasing T (monotone in T with NoisyMap;
+	// the escape chain's is not, see the package documentation), each
+	// with its mean time to tip.
+	Curve []CurvePoint
+	// MeanTime is the mean time to tip at Period, in refresh periods,
+	// interpolated on the curve's mean times (NoisyMap only; 0 for the
+	// escape chain, whose curve has none).
+	MeanTime float64
 }
 
 // FiniteEdge computes the finite-N edge of the model: from the N = ∞ edge
@@ -98,8 +144,12 @@ func FiniteEdgeTable(models []FiniteModel, s *FiniteSettings) ([]*FiniteEdgeResu
 		systems[i] = models[i].System
 	}
 	var es *EdgeSettings
+	var fs FiniteSettings
 	if s != nil {
-		es = &s.EdgeSettings
+		es, fs = &s.EdgeSettings, *s
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	sets, err := edgeTableSettings(systems, es, finiteReach)
 	if err != nil {
@@ -123,9 +173,19 @@ func FiniteEdgeTable(models []FiniteModel, s *FiniteSettings) ([]*FiniteEdgeResu
 			return err
 		}
 		infs[g] = inf
-		sr := &finiteSearch{models: models, set: set, inf: inf}
-		if err := sr.run(groups[g], out); err != nil {
-			return err
+		if fs.Method == NoisyMap {
+			for _, i := range groups[g] {
+				r, err := noisyEdge(&models[i], set, &fs, inf)
+				if err != nil {
+					return err
+				}
+				out[i] = r
+			}
+		} else {
+			sr := &finiteSearch{models: models, set: set, inf: inf}
+			if err := sr.run(groups[g], out); err != nil {
+				return err
+			}
 		}
 		for range groups[g] {
 			run.Report(finished.Add(1), int64(len(models)), "")
@@ -223,6 +283,7 @@ func (sr *finiteSearch) run(members []int, out []*FiniteEdgeResult) error {
 			}
 		}
 		res.Scaled = res.Period * scale
+		res.Curve = sr.curve(i)
 	}
 	elapsed := time.Since(start)
 	for _, i := range members {
@@ -291,13 +352,25 @@ func (sr *finiteSearch) bisect(res *FiniteEdgeResult, i, g int, t0, plo float64)
 	return nil
 }
 
+// curve is member i's tipping probability at the grid's periods (the
+// escape chain's, not monotone in T near T*).
+func (sr *finiteSearch) curve(i int) []CurvePoint {
+	scale := sr.inf.Scale()
+	out := make([]CurvePoint, len(sr.grid))
+	for j, g := range sr.grid {
+		p := sr.prob(g.e, i)
+		out[j] = CurvePoint{Period: g.T, Scaled: g.T * scale, Probability: p, Raw: p, MeanTime: math.Inf(1)}
+	}
+	return out
+}
+
 // escapeAt is the escape analysis at T, its balanced fixed point solved
 // from the board from, counted.
 func (sr *finiteSearch) escapeAt(T float64, from []float64) (*Escape, error) {
 	if err := sr.set.canceled(); err != nil {
 		return nil, err
 	}
-	e, err := NewEscape(&Model{System: sr.inf.System, Period: T}, from)
+	e, err := newEscape(&Model{System: sr.inf.System, Period: T}, from, sr.set.canceled)
 	if err != nil {
 		return nil, err
 	}
