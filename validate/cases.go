@@ -1041,21 +1041,24 @@ func farmChecks(e *env, pol farm.Policy, cases []farmCase, theory func(farm.Disc
 // under both disciplines (allowance 0). Heavy sizes make short runs read
 // low — the giants' long stays are under-sampled (at SCV 30, 8 × 10⁶ jobs
 // gave PS 8.66 ± 0.36 and FCFS 125.5 ± 5.8, 8 × 10⁷ jobs 9.39 ± 0.15 and
-// 136.9 ± 2.2 against 9.307 and 135.69) — so SCV 30 runs 4·10⁶ jobs per
-// replication. Quick: exponential (FCFS; E_N/M/1, 5.2268) and PS with
-// SCV 4 (5·10⁵ jobs: 2.5·10⁵ cover 14.5 relaxation times of a server's
-// queue, which the simulator refuses as too short for a steady state).
+// 136.9 ± 2.2 against 9.307 and 135.69) — so each replication covers 40
+// relaxation times (SCV 30: 2·10⁷ jobs). Quick: exponential (FCFS;
+// E_N/M/1, 5.2268) and PS with SCV 4.
 func roundRobinCase(e *env) ([]Check, error) {
-	cases := []farmCase{{farm.FCFS, 1, 0, 250_000}, {farm.PS, 4, 0, 500_000}}
+	// Each replication covers 40 relaxation times of a server's queue,
+	// Whitt's τ = (c_a² + c_s²)/(2(1 − √λ)²) with c_a² = 1/N for round
+	// robin (the simulator refuses fewer than 20): 3,600·τ jobs of the
+	// 100 servers at λ = 0.9.
+	jobs := func(scv float64) int {
+		tau := (0.01 + scv) / (2 * math.Pow(1-math.Sqrt(0.9), 2))
+		return max(1_000_000, int(math.Ceil(3600*tau)))
+	}
+	cases := []farmCase{{farm.FCFS, 1, 0, jobs(1)}, {farm.PS, 4, 0, jobs(4)}}
 	if !e.quick {
 		cases = nil
 		for _, c2 := range []float64{1, 4, 10, 30} {
-			jobs := 1_000_000
-			if c2 == 30 {
-				jobs = 4_000_000
-			}
 			for _, d := range []farm.Discipline{farm.FCFS, farm.PS} {
-				cases = append(cases, farmCase{d, c2, 0, jobs})
+				cases = append(cases, farmCase{d, c2, 0, jobs(c2)})
 			}
 		}
 	}
