@@ -1120,12 +1120,11 @@ func leastLoadedCase(e *env) ([]Check, error) {
 // PS, E[T | S = x] = x/(1 − λ), so the mean slowdown E[T/S] is
 // 1/(1 − λ) = 10 exactly for every size law (allowance 0); under FCFS
 // the mean time in system is Pollaczek–Khinchine's 1 + λ(1 + c²)/(2(1 − λ))
-// (exact, allowance 0; SCV 4, whose runs of 10⁶ jobs resolve it: at
-// SCV 30 the giants' rare long waits make such runs read low, see
-// round-robin). Quick: the PS slowdown with exponential sizes, 2.5·10⁵
-// jobs; full: 10⁶ jobs, and the PS slowdown with SCV 30 over 4·10⁶ jobs
-// after 5·10⁵ (a giant stays about 300 time units, and sharing with one
-// slows every job beside it: 10⁶ jobs read 9.08 ± 0.20).
+// (exact, allowance 0; SCV 4). Runs cover 40 relaxation times of a
+// server's queue (short runs read low: at SCV 30 a giant stays about 300
+// time units, and sharing with one slows every job beside it; 10⁶ jobs
+// read 9.08 ± 0.20). Quick: the PS slowdown with exponential sizes;
+// full: also the PS slowdown with SCV 30 and FCFS with SCV 4.
 func randomDispatchCase(e *env) ([]Check, error) {
 	const n, load = 100, 0.9
 	type c struct {
@@ -1142,10 +1141,11 @@ func randomDispatchCase(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		set := sim.Settings{Jobs: e.scale(1_000_000, 250_000), Reps: 8}
-		if x.scv == 30 {
-			set.Jobs, set.Warmup = 4_000_000, 500_000
-		}
+		// Each replication covers 40 relaxation times of a server's
+		// queue, Whitt's τ = (1 + c²)/(2(1 − √λ)²) (the simulator refuses
+		// fewer than 20): 3,600·τ jobs of the 100 servers at λ = 0.9.
+		tau := (1 + x.scv) / (2 * math.Pow(1-math.Sqrt(load), 2))
+		set := sim.Settings{Jobs: int(math.Ceil(3600 * tau)), Reps: 8}
 		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: x.disc, Sizes: h2(x.scv)}, &set, uint64(i))
 		if err != nil {
 			return nil, err
@@ -1170,7 +1170,7 @@ func randomDispatchCase(e *env) ([]Check, error) {
 // and 0.699 ± 0.018 against theory 0.089 and 0.724 at SCV 1 and 30;
 // 0.090 ± 0.008 and 0.722 ± 0.013 at N = 1,000): allowance 0.03 at
 // N = 100. Quick: exponential sizes, 2·10⁶ jobs (44 snapshot pairs per
-// replication); full: SCV 30 too, 4·10⁶ jobs.
+// replication); full: SCV 30 too, over 22 relaxation times.
 func boardAgeCase(e *env) ([]Check, error) {
 	const n, load, age = 100, 0.9, 500.0
 	scvs := []float64{1}
@@ -1186,7 +1186,12 @@ func boardAgeCase(e *env) ([]Check, error) {
 		if err := r.Status.Err(); err != nil {
 			return nil, err
 		}
-		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: farm.PS, Sizes: h2(c2)}, &sim.Settings{Jobs: e.scale(4_000_000, 2_000_000), Warmup: 500_000, Reps: 8, CorrelationAge: age}, uint64(i))
+		// At least 22 relaxation times of a server's queue per replication
+		// (Whitt's τ = (1 + c²)/(2(1 − √λ)²); the simulator refuses fewer
+		// than 20): SCV 30 needs about 1.2·10⁷ jobs.
+		tau := (1 + c2) / (2 * math.Pow(1-math.Sqrt(load), 2))
+		jobs := max(e.scale(4_000_000, 2_000_000), int(math.Ceil(2000*tau)))
+		res, err := e.sim(&sim.Model{Servers: n, Load: load, Discipline: farm.PS, Sizes: h2(c2)}, &sim.Settings{Jobs: jobs, Warmup: 500_000, Reps: 8, CorrelationAge: age}, uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -1477,9 +1482,14 @@ func psTrapDoor(e *env) ([]Check, error) {
 		}
 		// The theory's answer, by the simulator's definition of a tip (one
 		// definition for both): balanced when the map settles on a fixed
-		// point whose board is not herded (farm.Herded).
+		// point whose board (the count law of the map's state) is not
+		// herded (farm.Herded).
+		mp, err := staleboard.NewMap(&staleboard.Model{System: sys, Period: T})
+		if err != nil {
+			return nil, err
+		}
 		want := 1.0
-		if att.Status == outcome.FixedPoint && !farm.Herded(att.Boards[0], T, load) {
+		if att.Status == outcome.FixedPoint && !farm.Herded(mp.Counts(att.Boards[0]), T, load) {
 			want = 0
 		}
 		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Sizes: c.sz, Discipline: c.disc},

@@ -37,12 +37,8 @@ type edgeOptions struct {
 	csv      bool
 }
 
-func newEdge() *cobra.Command {
-	o := &edgeOptions{}
-	cmd := &cobra.Command{
-		Use:   "edge",
-		Short: "Tipping edge of the stale load board with k dispatchers",
-		Long: `edge computes the tipping edge T* of a stale load board: k dispatchers send
+// edgeLong is the command's help.
+const edgeLong = `edge computes the tipping edge T* of a stale load board: k dispatchers send
 jobs by a board of the servers' queue lengths refreshed every T (each adding
 its own sends to what the board shows), in a farm so large that it behaves
 like its N → ∞ limit, the refresh-period map (what the board shows at one
@@ -82,7 +78,14 @@ are followed between refreshes). The finite-N theory takes exponential sizes onl
 
 -k, --load and --servers take lists and ranges (-k 2..10 --load 0.8,0.9,0.95
 --servers 25,100,800): the table has a row per combination; they run in
-parallel on all cores and print in order.`,
+parallel on all cores and print in order.`
+
+func newEdge() *cobra.Command {
+	o := &edgeOptions{}
+	cmd := &cobra.Command{
+		Use:   "edge",
+		Short: "Tipping edge of the stale load board with k dispatchers",
+		Long:  edgeLong,
 		Example: `  fluid edge
   fluid edge -k 5 --load 0.9 --confirm
   fluid edge -k 2..10 --load 0.8,0.9,0.95 --json

@@ -134,7 +134,7 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	}
 	rep.Tally, rep.Start = tally.String(), st.String()
 	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
-	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %d periods: the values are averages over the last %d, not an attractor's", att.Iterations, att.Averaged))
+	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %s: the values are averages over the last %d, not an attractor's", plural(att.Iterations, "period"), att.Averaged))
 	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
 	return errors.Join(err, unsettled)
 }
@@ -195,11 +195,11 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	switch att.Status {
 	case outcome.FixedPoint:
-		fmt.Fprintf(tw, "attractor\tfixed point after %d periods\n", att.Iterations)
+		fmt.Fprintf(tw, "attractor\tfixed point after %s\n", plural(att.Iterations, "period"))
 	case outcome.Cycle:
-		fmt.Fprintf(tw, "attractor\tcycle of period %d after %d periods\n", att.Period, att.Iterations)
+		fmt.Fprintf(tw, "attractor\tcycle of period %d after %s\n", att.Period, plural(att.Iterations, "period"))
 	default:
-		fmt.Fprintf(tw, "attractor\tnot settled after %d periods (averages over the last %d)\n", att.Iterations, att.Averaged)
+		fmt.Fprintf(tw, "attractor\tnot settled after %s (averages over the last %d)\n", plural(att.Iterations, "period"), att.Averaged)
 	}
 	fmt.Fprintf(tw, "mean board at a refresh\t%.6g\n", rep.BoardMean)
 	fmt.Fprintf(tw, "mean time in system\t%.6g (%.4g·T)\n", rep.Sojourn, rep.Sojourn/o.period)

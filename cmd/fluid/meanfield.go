@@ -533,24 +533,38 @@ func (r *meanfieldRun) correlation() error {
 	return nil
 }
 
-// crossingMode finds the refresh period from which one policy does worse
-// than another.
-func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
-	o, rep := r.o, r.rep
-	as, bs, ok := strings.Cut(o.crossing, ",")
-	if !ok || strings.Contains(bs, ",") {
-		return usagef("invalid --crossing: %q, want two policies A,B (e.g. board-jsqd:2,random)", o.crossing)
+// crossingRange is the refresh periods the crossing search covers:
+// --range lo,hi, or the default of the policy on a board.
+func crossingRange(pols [2]farm.Policy, rangeT []float64) (lo, hi float64, err error) {
+	lo, hi = queues.StalenessCell{Policy: pols[0]}.Range()
+	if pols[0].Kind != farm.BoardJSQd && pols[0].Kind != farm.BoardJSQ {
+		lo, hi = queues.StalenessCell{Policy: pols[1]}.Range()
 	}
-	var pols [2]farm.Policy
-	boards, finite := 0, 0
+	if len(rangeT) > 0 {
+		if len(rangeT) != 2 || !(rangeT[0] > 0 && rangeT[0] < rangeT[1]) {
+			return 0, 0, usagef("invalid --range: %v, want lo,hi with 0 < lo < hi", rangeT)
+		}
+		lo, hi = rangeT[0], rangeT[1]
+	}
+	return lo, hi, nil
+}
+
+// crossingPolicies parses --crossing A,B: two policies with a theory
+// curve, at least one on a board; finite counts those solved at finite N.
+func crossingPolicies(crossing string) (pols [2]farm.Policy, finite int, err error) {
+	as, bs, ok := strings.Cut(crossing, ",")
+	if !ok || strings.Contains(bs, ",") {
+		return pols, 0, usagef("invalid --crossing: %q, want two policies A,B (e.g. board-jsqd:2,random)", crossing)
+	}
+	boards := 0
 	for i, s := range []string{as, bs} {
 		p, err := farm.ParsePolicy(strings.TrimSpace(s))
 		if err != nil {
 			var pe *param.Error
 			if errors.As(err, &pe) {
-				return usagef("invalid --crossing: %s", pe.Msg)
+				return pols, 0, usagef("invalid --crossing: %s", pe.Msg)
 			}
-			return err
+			return pols, 0, err
 		}
 		switch p.Kind {
 		case farm.BoardJSQd, farm.BoardJSQ:
@@ -559,12 +573,23 @@ func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
 			finite++
 		case farm.JSQd, farm.Random: // no N: a mean field, and M/G/1 at every N
 		default:
-			return usagef("invalid --crossing: %v has no theory curve (board-jsqd:D, board-jsq, jsqd:D, random, rr, least-work and jsq have one)", p)
+			return pols, 0, usagef("invalid --crossing: %v has no theory curve (board-jsqd:D, board-jsq, jsqd:D, random, rr, least-work and jsq have one)", p)
 		}
 		pols[i] = p
 	}
 	if boards == 0 {
-		return usagef("invalid --crossing: neither %v nor %v reads a board, so neither depends on the refresh period", pols[0], pols[1])
+		return pols, 0, usagef("invalid --crossing: neither %v nor %v reads a board, so neither depends on the refresh period", pols[0], pols[1])
+	}
+	return pols, finite, nil
+}
+
+// crossingMode finds the refresh period from which one policy does worse
+// than another.
+func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
+	o, rep := r.o, r.rep
+	pols, finite, err := crossingPolicies(o.crossing)
+	if err != nil {
+		return err
 	}
 	f := queues.Farm{Load: o.load, Discipline: r.disc, Sizes: r.sizes}
 	switch {
@@ -578,15 +603,9 @@ func (r *meanfieldRun) crossingMode(stderr io.Writer) error {
 	if o.period != 0 {
 		return usagef("invalid --period: the crossing searches the period over --range")
 	}
-	lo, hi := queues.StalenessCell{Policy: pols[0]}.Range()
-	if pols[0].Kind != farm.BoardJSQd && pols[0].Kind != farm.BoardJSQ {
-		lo, hi = queues.StalenessCell{Policy: pols[1]}.Range()
-	}
-	if len(o.rangeT) > 0 {
-		if len(o.rangeT) != 2 || !(o.rangeT[0] > 0 && o.rangeT[0] < o.rangeT[1]) {
-			return usagef("invalid --range: %v, want lo,hi with 0 < lo < hi", o.rangeT)
-		}
-		lo, hi = o.rangeT[0], o.rangeT[1]
+	lo, hi, err := crossingRange(pols, o.rangeT)
+	if err != nil {
+		return err
 	}
 	c := startComputation(stderr, "period maps", "stopping the crossing search; the points finished follow")
 	defer c.stop()

@@ -47,12 +47,8 @@ type simOptions struct {
 	csv         bool
 }
 
-func newSim() *cobra.Command {
-	o := &simOptions{}
-	cmd := &cobra.Command{
-		Use:   "sim",
-		Short: "Simulate a finite-N server farm (every system fluid models)",
-		Long: `sim runs the embedded discrete-event simulator: N servers (FCFS or processor
+// simLong is the command's help.
+const simLong = `sim runs the embedded discrete-event simulator: N servers (FCFS or processor
 sharing), Poisson arrivals of rate λN split over k dispatchers, job sizes of mean 1,
 and a dispatch policy. It reports steady-state means with confidence intervals
 (--level, default 95%): the mean time in system and, where they apply, blocking,
@@ -128,7 +124,14 @@ exhausts the machine or prints a number the run cannot support:
 A run is a pure function of its flags and --seed. Ctrl-C stops it and reports
 the replications that finished (status interrupted; exit status 130).
 
-One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.`,
+One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.`
+
+func newSim() *cobra.Command {
+	o := &simOptions{}
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Simulate a finite-N server farm (every system fluid models)",
+		Long:  simLong,
 		Example: `  fluid sim --servers 100 --load 0.9 --policy jsqd:2 --sizes h2:30 --discipline ps
   fluid sim --servers 100 -k 5 --policy tally --period 1100 --start half:110 --jobs 2000000
   fluid sim --servers 100 --load 0.9 --alpha 0.7,0.3 --policy jiq-blocking --json`,
@@ -188,6 +191,67 @@ One value per flag: for a grid of loads, policies or sizes, use fluid sweep sim.
 // replications together (about 200 MB of JSON).
 const maxSeries = 10_000_000
 
+// simInputs are the model and settings the flags ask for, each flag
+// checked against its range.
+func simInputs(cmd *cobra.Command, o *simOptions) (m *sim.Model, set *sim.Settings, err error) {
+	m = &sim.Model{Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange}
+	set = &sim.Settings{Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec,
+		Seed: o.seed, CorrelationAge: o.corrAge, Series: o.series, Transient: o.transient}
+	set.Workers = o.workers
+	if o.jobs < 0 {
+		return nil, nil, usagef("invalid --jobs: %d, want at least 1 (or 0: run to the precision)", o.jobs)
+	}
+	if o.transient && o.jobs == 0 {
+		return nil, nil, usagef("--transient needs --jobs: a transient is measured over a fixed number of jobs from the start")
+	}
+	if o.budget < 1 {
+		return nil, nil, usagef("invalid --budget: %d jobs, want at least 1", o.budget)
+	}
+	if o.jobs == 0 {
+		set.Budget = o.budget
+	} else if cmd.Flags().Changed("budget") {
+		return nil, nil, usagef("--budget applies to a run without --jobs (its length chosen from the precision); --jobs fixes the run")
+	}
+	if o.relPrec <= 0 || o.relPrec >= 1 {
+		return nil, nil, usagef("invalid --rel-precision: %v, want 0 < ε < 1 (e.g. 0.02)", o.relPrec)
+	}
+	if o.reps < 1 {
+		return nil, nil, usagef("invalid --reps: %d, want at least 1", o.reps)
+	}
+	if o.warmup < 0 {
+		return nil, nil, usagef("invalid --warmup: %d, want ≥ 0", o.warmup)
+	}
+	if o.dispatchers < 1 {
+		return nil, nil, usagef("invalid --dispatchers: k = %d, want at least 1", o.dispatchers)
+	}
+	if o.alpha == nil || cmd.Flags().Changed("dispatchers") {
+		m.Dispatchers = o.dispatchers
+	}
+	if m.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
+		return nil, nil, err
+	}
+	if m.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
+		return nil, nil, err
+	}
+	if m.Policy, err = farm.ParsePolicy(o.policy); err != nil {
+		return nil, nil, err
+	}
+	if o.replacement && !m.Policy.Sampled() {
+		return nil, nil, usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", m.Policy)
+	}
+	m.Policy.Replacement = o.replacement
+	if m.Start, err = farm.ParseStart(o.start); err != nil {
+		return nil, nil, err
+	}
+	if m.Push, err = farm.ParsePush(o.push); err != nil {
+		return nil, nil, err
+	}
+	if o.level == 0 {
+		return nil, nil, usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
+	}
+	return m, set, nil
+}
+
 func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if err := exclusiveOutputs(o.json, o.csv); err != nil {
 		return err
@@ -195,61 +259,9 @@ func runSim(stdout, stderr io.Writer, cmd *cobra.Command, o *simOptions) error {
 	if o.series && !o.json {
 		return usagef("--series needs --json: the series are written only in JSON")
 	}
-	m := &sim.Model{Servers: o.servers, Load: o.load, Alpha: o.alpha, Period: o.period, Beta: o.beta, Exchange: o.exchange}
-	set := &sim.Settings{Jobs: o.jobs, Warmup: o.warmup, Reps: o.reps, Level: o.level, RelPrecision: o.relPrec,
-		Seed: o.seed, CorrelationAge: o.corrAge, Series: o.series, Transient: o.transient}
-	set.Workers = o.workers
-	if o.jobs < 0 {
-		return usagef("invalid --jobs: %d, want at least 1 (or 0: run to the precision)", o.jobs)
-	}
-	if o.transient && o.jobs == 0 {
-		return usagef("--transient needs --jobs: a transient is measured over a fixed number of jobs from the start")
-	}
-	if o.budget < 1 {
-		return usagef("invalid --budget: %d jobs, want at least 1", o.budget)
-	}
-	if o.jobs == 0 {
-		set.Budget = o.budget
-	} else if cmd.Flags().Changed("budget") {
-		return usagef("--budget applies to a run without --jobs (its length chosen from the precision); --jobs fixes the run")
-	}
-	if o.relPrec <= 0 || o.relPrec >= 1 {
-		return usagef("invalid --rel-precision: %v, want 0 < ε < 1 (e.g. 0.02)", o.relPrec)
-	}
-	if o.reps < 1 {
-		return usagef("invalid --reps: %d, want at least 1", o.reps)
-	}
-	if o.warmup < 0 {
-		return usagef("invalid --warmup: %d, want ≥ 0", o.warmup)
-	}
-	if o.dispatchers < 1 {
-		return usagef("invalid --dispatchers: k = %d, want at least 1", o.dispatchers)
-	}
-	if o.alpha == nil || cmd.Flags().Changed("dispatchers") {
-		m.Dispatchers = o.dispatchers
-	}
-	var err error
-	if m.Discipline, err = farm.ParseDiscipline(o.discipline); err != nil {
+	m, set, err := simInputs(cmd, o)
+	if err != nil {
 		return err
-	}
-	if m.Sizes, err = farm.ParseSizes(o.sizes); err != nil {
-		return err
-	}
-	if m.Policy, err = farm.ParsePolicy(o.policy); err != nil {
-		return err
-	}
-	if o.replacement && !m.Policy.Sampled() {
-		return usagef("invalid --replacement: policy %v samples no servers; --replacement applies only to jsqd:D, board-jsqd:D and tally-jsqd:D", m.Policy)
-	}
-	m.Policy.Replacement = o.replacement
-	if m.Start, err = farm.ParseStart(o.start); err != nil {
-		return err
-	}
-	if m.Push, err = farm.ParsePush(o.push); err != nil {
-		return err
-	}
-	if o.level == 0 {
-		return usagef("invalid --level: 0, want 0 < level < 1 (e.g. 0.95)")
 	}
 	// Every bound is checked before anything is simulated or allocated.
 	if _, _, err := sim.Normalized(m, set); err != nil {

@@ -405,7 +405,7 @@ func (c *EdgeConfirmation) tipBelow(mp *Map, load float64, x []float64) (int, er
 		}
 		evals++
 		q = r.Next
-		if !watch.Next(q) {
+		if !watch.Next(mp.Counts(q)) { // the board: the count law of the state
 			continue
 		}
 		c.BelowTipped, c.BelowIterations = true, it
