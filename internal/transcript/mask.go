@@ -100,4 +100,11 @@ func maskToken(line string, sp [2]int) string {
 
 var digits = regexp.MustCompile(`[0-9][0-9.]*(e[+-]?[0-9]+)?`)
 
-func maskDigits(s string) string { return digits.ReplaceAllString(s, "X") }
+// maskDigits replaces the numbers of a time by X, and its unit by s: a
+// time printed by Go changes unit with its size (999ms, 1.2s, 1m3s).
+func maskDigits(s string) string {
+	s = strings.ReplaceAll(digits.ReplaceAllString(s, "X"), "XmXs", "Xs")
+	return timeUnit.ReplaceAllString(s, "${1}s")
+}
+
+var timeUnit = regexp.MustCompile(`(X ?)(?:ms|µs|ns|minutes?)\b`)

@@ -70,6 +70,10 @@ func TestMask(t *testing.T) {
 		{"entries", "9 entries in 0.9 s.", "9 entries in X s."},
 		{"checks", "65 of 65 checks passed in 228.6 s. A check", "65 of 65 checks passed in X s. A check"},
 		{"events", "2.04e+07 events in 1.884s (1.08e+07 events/s); 95%", "2.04e+07 events in Xs (X events/s); 95%"},
+		// Go prints a duration in the unit its size calls for: the same
+		// run may say 999ms or 1.2s.
+		{"events in ms", "2.02e+07 events in 999ms (2e+07 events/s)", "2.02e+07 events in Xs (X events/s)"},
+		{"events in minutes", "2.02e+09 events in 1m3.5s (3e+07 events/s)", "2.02e+09 events in Xs (X events/s)"},
 		{"sweep shard", "ran 4 (4 ok, 0 failed), 0 finished before; 1.6 s", "ran 4 (4 ok, 0 failed), 0 finished before; X s"},
 		{"meanfield footer", "0.02 s. Time in mean service times.", "X s. Time in mean service times."},
 		{"numbers that are not times", "mean time in system 441.35 (0.4012·T)", "mean time in system 441.35 (0.4012·T)"},
