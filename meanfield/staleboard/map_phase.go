@@ -231,6 +231,27 @@ func (s *phaseServer) meanCount(x []float64) float64 {
 
 // addUp adds c times Up x to dst (x over counts 0..n−1, dst over 0..n at
 // least): an arrival.
+// latticePoint fills d, the server state at lattice point (a arrivals, s
+// services) of a pass, from the start x (the origin), the point below it
+// in s (prev[a]) and the one before it in a (cur[a−1]), weighted by the
+// chance cs = s/(a+s) that the last step was a service; nl is the
+// pass's lowest level.
+func (sv *phaseServer) latticePoint(d, x []float64, prev, cur [][]float64, a, s, nl int) {
+	clear(d)
+	switch {
+	case s == 0 && a == 0:
+		copy(d, x)
+	case s == 0:
+		sv.addUp(d, cur[a-1], 1, nl+a-1)
+	default:
+		cs := float64(s) / float64(a+s)
+		sv.addDown(d, prev[a], cs, nl+a)
+		if a > 0 {
+			sv.addUp(d, cur[a-1], 1-cs, nl+a-1)
+		}
+	}
+}
+
 func (s *phaseServer) addUp(dst, x []float64, c float64, n int) {
 	if c == 0 {
 		return
@@ -542,19 +563,7 @@ func (m *Map) phasePass(x []float64, L, tau float64) ([]float64, float64, float6
 	for s := 0; s <= S; s++ {
 		for a := 0; a <= k; a++ {
 			d := cur[a]
-			clear(d)
-			switch {
-			case s == 0 && a == 0:
-				copy(d, x)
-			case s == 0:
-				sv.addUp(d, cur[a-1], 1, nl+a-1)
-			default:
-				cs := float64(s) / float64(a+s)
-				sv.addDown(d, prev[a], cs, nl+a)
-				if a > 0 {
-					sv.addUp(d, cur[a-1], 1-cs, nl+a-1)
-				}
-			}
+			sv.latticePoint(d, x, prev, cur, a, s, nl)
 			if pw.w != nil {
 				if wt := pw.w[a][s]; wt > 0 {
 					integral += wt / mu * sv.meanCount(d[:sv.offset(nl+a)])

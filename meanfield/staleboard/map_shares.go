@@ -323,19 +323,7 @@ func (m *Map) sharesRecursion(x []float64, pi []float64, tau float64) ([][]float
 	for s := 0; s <= S; s++ {
 		for a := 0; a <= amax; a++ {
 			d := cur[a]
-			clear(d)
-			switch {
-			case s == 0 && a == 0:
-				copy(d, x)
-			case s == 0:
-				sv.addUp(d, cur[a-1], 1, nl+a-1)
-			default:
-				cs := float64(s) / float64(a+s)
-				sv.addDown(d, prev[a], cs, nl+a)
-				if a > 0 {
-					sv.addUp(d, cur[a-1], 1-cs, nl+a-1)
-				}
-			}
+			sv.latticePoint(d, x, prev, cur, a, s, nl)
 			if W != nil && W[a][s] > 0 {
 				integral += W[a][s] * sv.meanCount(d[:sv.offset(nl+a)])
 			}
