@@ -47,7 +47,8 @@ type Meanfield struct {
 	// at the fixed point (live jsqd): negative means stable.
 	Abscissa *float64 `json:"abscissa"`
 	// Lost is the truncated mass (live) or the fraction of arrivals lost to
-	// the truncation (board).
+	// the truncation (board); with Rows, the largest of the rows' Lost, and
+	// States the largest of their States.
 	Lost   float64 `json:"lost"`
 	States int     `json:"states"`
 	// Status is converged, or how the solve ended (not_settled: the board

@@ -413,6 +413,9 @@ func (r *meanfieldRun) finite() error {
 			status = st // iterated rather than exact
 		}
 		rep.Rows = append(rep.Rows, row)
+		// The top level's truncation figures are the worst row's: a
+		// script reading them must not see 0 beside rows that lost mass.
+		rep.Lost, rep.States = max(rep.Lost, row.Lost), max(rep.States, row.States)
 	}
 	rep.Method = rep.Rows[0].Method
 	rep.Status = status.Name()

@@ -72,6 +72,14 @@ func TestMeanfieldCommand(t *testing.T) {
 			t.Errorf("row %+v", rep.Rows[1])
 		}
 	})
+	t.Run("rows' truncation at the top level", func(t *testing.T) {
+		// PS round robin truncates a chain: the top level reports the
+		// worst row's states and lost mass, not zeros beside them.
+		rep := meanfieldJSON(t, 0, "--policy", "rr", "--discipline", "ps", "--sizes", "h2:4", "--servers", "10")
+		if len(rep.Rows) != 1 || rep.Rows[0].States == 0 || rep.States != rep.Rows[0].States || rep.Lost != rep.Rows[0].Lost {
+			t.Errorf("top level states %d lost %g, rows %+v", rep.States, rep.Lost, rep.Rows)
+		}
+	})
 	t.Run("least loaded, approximate", func(t *testing.T) {
 		rep := meanfieldJSON(t, 0, "--policy", "jsq", "--servers", "100", "--sizes", "h2:30")
 		if len(rep.Rows) != 1 || !rep.Rows[0].Approximate || !strings.Contains(rep.Rows[0].Note, "5% low at SCV 30") {
