@@ -104,6 +104,10 @@ func (e *engine) markovLoop() {
 	policy := c.Policy.Kind
 	pair := policy == farm.JSQd && c.Policy.D == 2
 	replacement := c.Policy.Replacement
+	// Best of two draws its second server among second = n (with
+	// replacement) or n − 1 others, from a fresh word when n·second > 2³².
+	second := uint64(n) - uint64(b2i(!replacement))
+	freshSecond := uint64(n)*second > 1<<32
 	meanInter := 1 / e.arrivalRate
 	warm, measured, pauseAt := m.warmupJobs, m.measuredJobs, m.pauseAt
 	ql, servers, pos := e.queueLen, e.servers, e.busy.pos
@@ -263,16 +267,12 @@ func (e *engine) markovLoop() {
 			var u uint64
 			sh, sl, u = pcgStep(sh, sl)
 			a, rest := bits.Mul64(u, uint64(n))
-			m2 := uint64(n)
-			if !replacement {
-				m2--
-			}
-			if uint64(n)*m2 > 1<<32 {
+			if freshSecond {
 				sh, sl, rest = pcgStep(sh, sl)
 			}
-			b, _ := bits.Mul64(rest, m2)
-			if !replacement && b >= a {
-				b++
+			b, _ := bits.Mul64(rest, second)
+			if !replacement {
+				b += uint64(b2i(b >= a)) // b uniform on the others
 			}
 			// b if shorter, or as long and the spare bit (bit 63 of the
 			// arrival's word, which the ziggurat does not read) is set.
