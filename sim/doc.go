@@ -80,9 +80,9 @@
 // grows), with the loop's state in local variables and the job series'
 // batch in progress summed in place (steadystate.Series.Pending). It is
 // the same chain in law as the general engine, not the same random
-// numbers (TestMarkovAgainstEngine); per event it costs about half what
-// the general engine does, and less than the minimal best-of-two loop
-// (BenchmarkMarkovFastPath, BenchmarkRandomExp).
+// numbers (TestMarkovAgainstEngine); per event it costs less than half
+// what the general engine does, and about half what the minimal
+// best-of-two loop does (BenchmarkMarkovFastPath, BenchmarkRandomExp).
 //
 // # Measurement
 //
