@@ -62,9 +62,10 @@ type engine struct {
 	until float64 // the end of a Horizon run (+Inf otherwise)
 
 	// The Markovian fast path (markov.go): the busy servers and λN.
-	markov      bool
-	busy        busySet
-	arrivalRate float64
+	markov        bool
+	busy          busySet
+	arrivalRate   float64
+	nextDeparture float64
 }
 
 // newEngine prepares replication rep of the normalized configuration c.

@@ -23,7 +23,7 @@ func ExampleRun() {
 	fmt.Printf("%s: %s, %d batches of %.3g jobs after %d warm-up jobs\n", res.Status.Name(), s.Method, s.Samples, s.BatchSize, s.Warmup)
 	fmt.Println(s.Covers(2.64))
 	// Output:
-	// mean time in system 2.668 in [2.637, 2.701]
-	// precision_reached: replicated_batch_means, 32 batches of 2.76e+04 jobs after 16720 warm-up jobs
+	// mean time in system 2.630 in [2.601, 2.665]
+	// precision_reached: replicated_batch_means, 32 batches of 2.79e+04 jobs after 9320 warm-up jobs
 	// true
 }

@@ -1,18 +1,21 @@
 package sim
 
-import "github.com/fluidlb/fluid/farm"
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/farm"
+)
 
 // The Markovian fast path. With exponential sizes and FCFS or PS servers
 // every busy server completes a job at rate 1 whatever its queue, so the
-// farm is a continuous-time Markov chain on the queue lengths: from a
-// state with B busy servers the next event comes after an exponential
-// time of rate λN + B, and is an arrival with probability λN/(λN + B),
-// otherwise a departure from a busy server chosen uniformly. No
-// completion calendar is needed, and no job size is drawn: under FCFS a
-// job's size is the time from its start of service to its departure;
-// under PS the job that leaves is uniform among those present (each
-// completes at rate 1/n) and its size is the service it attained, the
-// growth of the server's virtual time over its stay.
+// farm is a continuous-time Markov chain on the queue lengths: arrivals
+// come at rate λN and, from a state with B busy servers, departures at
+// rate B, each from a busy server chosen uniformly. No completion
+// calendar is needed, and no job size is drawn: under FCFS a job's size is
+// the time from its start of service to its departure; under PS the job
+// that leaves is uniform among those present (each completes at rate 1/n)
+// and its size is the service it attained, the growth of the server's
+// virtual time over its stay. markovLoop (markovloop.go) runs the chain.
 //
 // The run has the law of the general engine's (the same chain), not its
 // random numbers: the two are compared in distribution by the tests.
@@ -36,8 +39,8 @@ func (c *config) markovian() bool {
 // benchmarks that compare the two).
 var disableMarkov = false
 
-// busySet is the set of busy servers with O(1) insertion, removal and
-// uniform choice: the busy servers in list[:len], each server's position
+// busySet is the set of busy servers with O(1) insertion, removal
+// (markovLoop) and uniform choice: the busy servers in list[:len], each server's position
 // in pos (−1: idle).
 type busySet struct {
 	list []int32
@@ -55,15 +58,6 @@ func newBusySet(n int) busySet {
 func (b *busySet) add(i int) {
 	b.pos[i] = int32(len(b.list))
 	b.list = append(b.list, int32(i))
-}
-
-func (b *busySet) remove(i int) {
-	p := b.pos[i]
-	last := b.list[len(b.list)-1]
-	b.list[p] = last
-	b.pos[last] = p
-	b.list = b.list[:len(b.list)-1]
-	b.pos[i] = -1
 }
 
 // markovArrive puts job j at server i now (fast path).
@@ -93,38 +87,6 @@ func (e *engine) markovArrive(i int, j job) {
 	s.jobs[n] = j
 }
 
-// markovDepart completes a job at busy server i now (fast path).
-func (e *engine) markovDepart(i int) {
-	s := &e.servers[i]
-	n := int(e.queueLen[i])
-	var j job
-	var delay float64
-	if e.cfg.Discipline == farm.FCFS {
-		j = s.jobs[s.head]
-		delay = s.serviceStart - j.arrival
-		j.size = e.now - s.serviceStart
-		s.head = (s.head + 1) & (len(s.jobs) - 1)
-		s.serviceStart = e.now
-	} else {
-		s.virtual += (e.now - s.virtualAt) / float64(n)
-		s.virtualAt = e.now
-		k := 0
-		if n > 1 {
-			k = e.rng.intn(n)
-		}
-		j = s.jobs[k]
-		s.jobs[k] = s.jobs[n-1]
-		j.size = s.virtual - j.finishTag
-		delay = e.now - j.arrival - j.size
-	}
-	e.queueLen[i]--
-	e.dispatchers.left(i)
-	if n == 1 {
-		e.busy.remove(i)
-	}
-	e.measure.departure(j, delay, e.now)
-}
-
 // markovStart puts the initial state in place (fast path).
 func (e *engine) markovStart() {
 	c := &e.cfg
@@ -139,61 +101,10 @@ func (e *engine) markovStart() {
 		}
 	}
 	e.arrivalRate = c.Load * float64(e.n)
-}
-
-// markovLoop simulates events until the measured jobs are done or the
-// pause is reached (fast path). An arrival draws, after the event's time
-// and kind, the receiving dispatcher and the policy's choices, in the
-// general engine's order less the job's size.
-func (e *engine) markovLoop() {
-	c := &e.cfg
-	lam := e.arrivalRate
-	for !e.abandoned && !e.measure.finished() {
-		b := float64(len(e.busy.list))
-		rate := lam + b
-		e.now += e.rng.exp() / rate
-		e.events++
-		u := e.rng.float64() * rate
-		if u >= lam {
-			k := int(u - lam)
-			if k >= len(e.busy.list) {
-				k = len(e.busy.list) - 1
-			}
-			e.markovDepart(int(e.busy.list[k]))
-			continue
-		}
-		id := e.arrivals
-		e.arrivals++
-		if id == e.measure.warmupJobs {
-			e.measure.startMeasuring(e.now)
-		}
-		if id&0xffff == 0 && id > 0 {
-			if e.progress != nil {
-				e.progress(0x10000)
-			}
-			if c.Stopped() {
-				e.abandoned = true
-			}
-		}
-		r := 0
-		if k := c.Dispatchers; k > 1 {
-			if e.cumAlpha == nil {
-				r = e.rng.intn(k)
-			} else {
-				r = pick(e.cumAlpha, e.rng.float64())
-			}
-		}
-		var i int
-		if d := &e.dispatchers; d.liveBestOfTwo {
-			a, b := d.pair()
-			i = d.better(a, b, e.queueLen[a], e.queueLen[b])
-		} else {
-			i, _ = d.route(r, e.now)
-		}
-		var flags uint8
-		if e.measure.observed(id) {
-			flags = e.measure.arrival(i, false) | flagObserved
-		}
-		e.markovArrive(i, job{arrival: e.now, flags: flags})
+	// The first arrival and departure (markovLoop).
+	e.nextArrival = e.rng.exp() * (1 / e.arrivalRate)
+	e.nextDeparture = math.Inf(1)
+	if b := len(e.busy.list); b > 0 {
+		e.nextDeparture = e.rng.exp() / float64(b)
 	}
 }

@@ -94,36 +94,42 @@ func minimalBestOfTwo(n int, load float64, warmup, jobs int, seed uint64) (sojou
 	return sum / float64(done), events
 }
 
-// TestMinimalLoopAgrees checks the engine's best of two against the
-// minimal loop, an independent implementation of the same model: mean
-// time in system at N = 100, λ = 0.9, from 20 replications of each. The
-// tolerance is 4 standard errors of the difference (the replications'
-// spread measured here), so the test fails on a real difference of a few
-// tenths of a percent — a wrong tie rule, a queue off by one — and
-// practically never by chance.
+// TestMinimalLoopAgrees checks the engine's best of two, the general
+// engine and the Markovian fast path each, against the minimal loop, an
+// independent implementation of the same model: mean time in system at
+// N = 100, λ = 0.9, from 20 replications of each. The tolerance is 4
+// standard errors of the difference (the replications' spread measured
+// here), so the test fails on a real difference of a few tenths of a
+// percent — a wrong tie rule, a queue off by one — and practically never
+// by chance.
 func TestMinimalLoopAgrees(t *testing.T) {
 	if testing.Short() {
-		t.Skip("20 + 20 replications of 200,000 jobs")
+		t.Skip("20 + 20 + 20 replications of 200,000 jobs")
 	}
 	const reps, jobs, warmup = 20, 200_000, 20_000
 	c, err := config{Model: Model{Servers: 100, Load: 0.9, Policy: farm.Policy{Kind: farm.JSQd, D: 2, Replacement: true}}, Settings: Settings{Jobs: jobs, Warmup: warmup, Seed: 7}}.normalized()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b []float64
-	disableMarkov = true // the general engine (the fast path is compared with it in TestMarkovAgainstEngine)
-	defer func() { disableMarkov = false }()
+	var b []float64
 	for i := range reps {
-		a = append(a, runRep(c, i, nil).Sojourn)
 		s, _ := minimalBestOfTwo(100, 0.9, warmup, jobs, uint64(1000+i))
 		b = append(b, s)
 	}
-	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
-	se := math.Sqrt(va/reps + vb/reps)
-	t.Logf("engine %.5f, minimal loop %.5f, difference %.5f ± %.5f (1 s.e.)", ma, mb, ma-mb, se)
-	if math.Abs(ma-mb) > 4*se {
-		t.Errorf("engine sojourn %.5f vs minimal loop %.5f: differ by %.1f standard errors", ma, mb, math.Abs(ma-mb)/se)
+	defer func() { disableMarkov = false }()
+	for _, general := range []bool{true, false} {
+		disableMarkov = general
+		var a []float64
+		for i := range reps {
+			a = append(a, runRep(c, i, nil).Sojourn)
+		}
+		ma, va := meanVar(a)
+		se := math.Sqrt(va/reps + vb/reps)
+		t.Logf("engine (general %v) %.5f, minimal loop %.5f, difference %.5f ± %.5f (1 s.e.)", general, ma, mb, ma-mb, se)
+		if math.Abs(ma-mb) > 4*se {
+			t.Errorf("engine (general %v) sojourn %.5f vs minimal loop %.5f: differ by %.1f standard errors", general, ma, mb, math.Abs(ma-mb)/se)
+		}
 	}
 }
 

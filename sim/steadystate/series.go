@@ -191,3 +191,29 @@ func (s *Series) Sum(ch, i0, i1 int) float64 {
 
 // fine returns channel ch of complete fine batch i.
 func (s *Series) at(i, ch int) float64 { return s.sums[i*s.channels+ch] }
+
+// Pending returns the fine batch in progress: its sums (Channels values,
+// the series' own storage) and the observations it lacks to be complete
+// (at least 1). It lets a caller that adds many observations keep the
+// batch's sums in its own variables: it reads them, adds each observation
+// in order (sums[c] += x[c]), writes them back and calls Commit with the
+// number added, at most room. The series is then exactly what Add on each
+// observation would have made it.
+func (s *Series) Pending() (sums []float64, room int64) {
+	off := s.full * s.channels
+	return s.sums[off : off+s.channels], s.size - s.inBatch
+}
+
+// Commit records n observations added into the sums Pending returned
+// (0 ≤ n ≤ room), completing the batch when it has them all. It panics
+// if n is out of range.
+func (s *Series) Commit(n int64) {
+	if n < 0 || n > s.size-s.inBatch {
+		panic(fmt.Sprintf("steadystate: Commit of %d observations to a batch lacking %d", n, s.size-s.inBatch))
+	}
+	s.count += n
+	s.inBatch += n
+	if s.inBatch == s.size {
+		s.closeBatch()
+	}
+}

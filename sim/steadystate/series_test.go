@@ -84,6 +84,52 @@ func TestSeriesChunking(t *testing.T) {
 	}
 }
 
+// Observations summed in place through Pending and Commit, in runs of
+// any length up to the room left (a run stopped short, then resumed from
+// the sums as they stand, as the simulator's fast path does at a pause),
+// leave the state one Add per observation leaves, bit for bit: the
+// values are not exact in float64, so a different order of the sums
+// shows. Commit beyond the room panics.
+func TestSeriesPendingCommit(t *testing.T) {
+	const k, n = 3, 30_011
+	r := newRand(3, 0)
+	x := make([]float64, n*k)
+	for i := range x {
+		x[i] = r.NormFloat64() * 1e3
+	}
+	one, _ := NewSeries(k, &SeriesSettings{FineBatches: 64, FirstSize: 3})
+	one.AddRows(x)
+	for _, stop := range []int64{1, 2, 5, 1 << 40} {
+		s, _ := NewSeries(k, &SeriesSettings{FineBatches: 64, FirstSize: 3})
+		for i := 0; i < n; {
+			sums, room := s.Pending()
+			if room < 1 || len(sums) != k {
+				t.Fatalf("Pending: %d sums, room %d", len(sums), room)
+			}
+			run := min(room, stop, int64(n-i))
+			acc := slices.Clone(sums)
+			for range run {
+				for ch := range k {
+					acc[ch] += x[i*k+ch]
+				}
+				i++
+			}
+			copy(sums, acc)
+			s.Commit(run)
+		}
+		if !slices.Equal(s.sums, one.sums) || s.count != one.count || s.size != one.size || s.full != one.full || s.inBatch != one.inBatch {
+			t.Fatalf("runs of at most %d: the state differs from one Add per observation", stop)
+		}
+	}
+	_, room := one.Pending()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Commit(%d) with room %d did not panic", room+1, room)
+		}
+	}()
+	one.Commit(room + 1)
+}
+
 // Adding an observation never allocates, merges included.
 func TestSeriesAddDoesNotAllocate(t *testing.T) {
 	s, err := NewSeries(7, &SeriesSettings{FineBatches: 64, FirstSize: 1})
