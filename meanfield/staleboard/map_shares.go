@@ -322,16 +322,9 @@ func (m *Map) sharesRecursion(x []float64, pi []float64, tau float64) ([][]float
 	var integral float64
 	for s := 0; s <= S; s++ {
 		for a := 0; a <= amax; a++ {
-			d := cur[a]
-			sv.latticePoint(d, x, prev, cur, a, s, nl)
+			mean := sv.latticePoint(cur[a], x, prev, cur, a, s, nl, R[a], math.Max(0, pois[s]))
 			if W != nil && W[a][s] > 0 {
-				integral += W[a][s] * sv.meanCount(d[:sv.offset(nl+a)])
-			}
-			if c := pois[s]; c > 0 {
-				ra := R[a]
-				for i, v := range d[:sv.offset(nl+a)] {
-					ra[i] += c * v
-				}
+				integral += W[a][s] * mean
 			}
 		}
 		prev, cur = cur, prev
