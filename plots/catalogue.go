@@ -161,6 +161,10 @@ var catalogue = map[string]entry{
 		func(_ *Settings, m *meter) (*ExchangeData, error) { return computeExchangeData(m) }, ExchangeFigure)},
 	"finite-edge": {"probability of tipping within 100 periods, and the finite-N edge against N", figureOf("finite-edge",
 		func(s *Settings, m *meter) (*FiniteEdgeData, error) { return computeFiniteEdgeData(s.Quick, s.Seed, m) }, FiniteEdgeFigure)},
+	"ps-edge": {"tipping edge against the job-size spread, FCFS and PS servers (stale board)", figureOf("ps-edge",
+		func(s *Settings, m *meter) (*PSEdgeData, error) { return computePSEdgeData(s.Quick, m) }, PSEdgeFigure)},
+	"skew-edge": {"tipping edge against the largest dispatcher share (stale board)", figureOf("skew-edge",
+		func(s *Settings, m *meter) (*SkewEdgeData, error) { return computeSkewEdgeData(s.Quick, m) }, SkewEdgeFigure)},
 	"sizes": {"mean time in system against size spread and board age, theory and simulation", figureOf("sizes",
 		func(s *Settings, m *meter) (*SizesData, error) { return computeSizesData(s.Quick, s.Seed, m) }, SizesFigure)},
 }

@@ -54,8 +54,8 @@ Commands:
 	      stability, refined 1/N correction with --servers), or a board
 	      refreshed every --period (the period map's attractor).
 	plot  Draw a figure (package plots) to PNG, SVG or PDF: edge,
-	      bistability, trapdoor, jiq-blocking, jiq-trajectory, exchange, sizes, or
-	      all into a directory; --data caches the computed data as JSON.
+	      bistability, trapdoor, ps-edge, skew-edge, jiq-blocking,
+	      jiq-trajectory, exchange, sizes, or all into a directory; --data caches the computed data as JSON.
 	      "plot table FILE --x COL [--y COL] --z COL" draws a heat map or
 	      lines from a table written by sweep merge.
 	sweep Run a command over a grid of its flags (package sweep): every

@@ -136,7 +136,8 @@ func runPlot(w, stderr io.Writer, name string, o *plotOptions) error {
 		if err := fig.Save(paths[i]); err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(w, "%-15s %s (%.1f s)\n", names[i], paths[i], time.Since(t0).Seconds())
+		// "in X s": the docs' transcripts mask the wall time.
+		_, err = fmt.Fprintf(w, "%-15s %s, in %.1f s\n", names[i], paths[i], time.Since(t0).Seconds())
 		return err
 	})
 	if err != nil {

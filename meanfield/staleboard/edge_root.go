@@ -433,7 +433,7 @@ func (r *edgeRun) crossing(V int, s float64, x0, ref []float64, tol float64, max
 		if !(T >= MinPeriod) || T > MaxPeriod {
 			return fixedpoint.ErrDomain
 		}
-		g, err := r.fnUncached(T)
+		g, err := r.fnUncached(T, tol >= rootProbeTol)
 		if err != nil {
 			return err
 		}

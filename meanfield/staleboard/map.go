@@ -127,6 +127,7 @@ func newMap(k int, load, period float64) *Map {
 func (m *Map) boardOnly() *Map {
 	f := newMap(m.K, m.Load, m.Period)
 	f.noIntegral = true
+	f.TrimTol, f.PoissonTol = m.TrimTol, m.PoissonTol
 	f.reference = m.reference
 	f.server = m.server
 	f.shares = m.shares

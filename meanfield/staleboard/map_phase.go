@@ -51,6 +51,7 @@ type phaseServer struct {
 	// uniformised service event at state (q, j) completes a small job, a
 	// giant, or nothing, by state index (grown on demand).
 	psS, psG, psStay []float64
+	zeros            []float64 // a row of zeros, for a missing operand
 }
 
 // psTables grows the PS completion tables to n states.
@@ -229,62 +230,190 @@ func (s *phaseServer) meanCount(x []float64) float64 {
 	return mean
 }
 
-// addUp adds c times Up x to dst (x over counts 0..n−1, dst over 0..n at
-// least): an arrival.
-// latticePoint fills d, the server state at lattice point (a arrivals, s
+// latticePoint sets d, the server state at lattice point (a arrivals, s
 // services) of a pass, from the start x (the origin), the point below it
 // in s (prev[a]) and the one before it in a (cur[a−1]), weighted by the
 // chance cs = s/(a+s) that the last step was a service; nl is the
-// pass's lowest level.
-func (sv *phaseServer) latticePoint(d, x []float64, prev, cur [][]float64, a, s, nl int) {
-	clear(d)
+// pass's lowest level. It adds c·d to acc (c = 0: nothing) and returns
+// the mean count of d. Only the states of the nl + a counts of d are
+// written (the rest of the buffer is never read).
+func (sv *phaseServer) latticePoint(d, x []float64, prev, cur [][]float64, a, s, nl int, acc []float64, c float64) float64 {
+	n := nl + a
+	var down, up []float64
+	cd, cu := 0.0, 1.0
 	switch {
 	case s == 0 && a == 0:
-		copy(d, x)
+		m := sv.offset(n)
+		copy(d[:m], x[:m])
+		return sv.accumulate(d[:m], acc, c)
 	case s == 0:
-		sv.addUp(d, cur[a-1], 1, nl+a-1)
+		up = cur[a-1]
 	default:
-		cs := float64(s) / float64(a+s)
-		sv.addDown(d, prev[a], cs, nl+a)
+		cd = float64(s) / float64(a+s)
+		cu = 1 - cd
+		down = prev[a]
 		if a > 0 {
-			sv.addUp(d, cur[a-1], 1-cs, nl+a-1)
+			up = cur[a-1]
 		}
-	}
-}
-
-func (s *phaseServer) addUp(dst, x []float64, c float64, n int) {
-	if c == 0 {
-		return
 	}
 	switch {
-	case !s.h2:
-		d := dst[1 : n+1]
-		for i, v := range x[:n] {
-			d[i] += c * v
-		}
-	case s.disc == farm.FCFS:
-		// (0) → (1, φ) with φ fresh; (q, φ) → (q + 1, φ).
-		dst[1] += c * x[0] * (1 - s.p)
-		dst[2] += c * x[0] * s.p
-		if n > 1 {
-			d := dst[3 : 2*n+1]
-			for i, v := range x[1 : 2*n-1] {
-				d[i] += c * v
-			}
-		}
-	default:
-		// (q, j) → (q + 1, j) with 1 − p, (q + 1, j + 1) with p.
-		cs, cg := c*(1-s.p), c*s.p
-		for q := range n {
-			xo, do := s.offset(q), s.offset(q+1)
-			xs := x[xo : xo+q+1]
-			d := dst[do : do+q+2]
-			for j, v := range xs {
-				d[j] += cs * v
-				d[j+1] += cg * v
-			}
+	case !sv.h2:
+		return sv.pointExp(d, down, up, cd, cu, n, acc, c)
+	case sv.disc == farm.FCFS:
+		return sv.pointFCFS(d, down, up, cd, cu, n, acc, c)
+	}
+	return sv.pointPS(d, down, up, cd, cu, n, acc, c)
+}
+
+// accumulate adds c·d to acc (c = 0: nothing) and returns the mean count
+// of d.
+func (sv *phaseServer) accumulate(d, acc []float64, c float64) float64 {
+	if c != 0 {
+		acc = acc[:len(d)]
+		for i, v := range d {
+			acc[i] += c * v
 		}
 	}
+	return sv.meanCount(d)
+}
+
+// pointExp is latticePoint with one state per count: d = cd·Down(down) +
+// cu·Up(up) over the n counts (down over n counts or nil, up over n − 1
+// or nil), c·d added to acc; it returns the mean count of d.
+func (sv *phaseServer) pointExp(d, down, up []float64, cd, cu float64, n int, acc []float64, c float64) float64 {
+	d, acc = d[:n], acc[:n]
+	clear(d)
+	if down != nil {
+		down = down[:n]
+		d[0] = cd * down[0]
+		dd := d[:n-1]
+		for i, v := range down[1:] {
+			dd[i] += cd * v
+		}
+	}
+	if up != nil {
+		up = up[:n-1]
+		dd := d[1:]
+		for i, v := range up {
+			dd[i] += cu * v
+		}
+	}
+	var mean float64
+	for i, v := range d {
+		acc[i] += c * v
+		mean += float64(i) * v
+	}
+	return mean
+}
+
+// pointFCFS is pointExp for FCFS with H2 sizes: state (0), then (q, small)
+// and (q, giant) at 2q − 1 and 2q. Down: (q, φ) completes with
+// probability c_φ, to 0 from q = 1, to (q − 1, fresh φ) above; Up: (0) →
+// (1, fresh φ), (q, φ) → (q + 1, φ).
+func (sv *phaseServer) pointFCFS(d, down, up []float64, cd, cu float64, n int, acc []float64, c float64) float64 {
+	m := sv.offset(n)
+	d, acc = d[:m], acc[:m]
+	clear(d)
+	p, cS, cG := sv.p, sv.cS, sv.cG
+	if down != nil {
+		down = down[:m]
+		d[0] = cd * down[0]
+		// done(q) is the chance mass completing at count q.
+		prevDone := 0.0
+		for q := n - 1; q >= 1; q-- {
+			o := 2*q - 1
+			xs, xg := down[o], down[o+1]
+			d[o] = cd * ((1-cS)*xs + (1-p)*prevDone)
+			d[o+1] = cd * ((1-cG)*xg + p*prevDone)
+			prevDone = cS*xs + cG*xg
+		}
+		d[0] += cd * prevDone
+	}
+	if up != nil && n > 1 {
+		up = up[:sv.offset(n-1)]
+		d[1] += cu * up[0] * (1 - p)
+		d[2] += cu * up[0] * p
+		dd := d[3:]
+		for i, v := range up[1:] {
+			dd[i] += cu * v
+		}
+	}
+	var mean float64
+	for i, v := range d {
+		acc[i] += c * v
+		mean += float64((i+1)/2) * v
+	}
+	return mean
+}
+
+// pointPS is pointExp for PS with H2 sizes: state (q, j) (j giants among
+// q jobs) at q(q + 1)/2 + j. Down: a small job completes with probability
+// cS·(q − j)/q, a giant with cG·j/q (the tables psS, psG), nothing with
+// the rest (psStay); Up: (q, j) → (q + 1, j) with 1 − p, (q + 1, j + 1)
+// with p. Row by row in one pass: row q of d from rows q and q + 1 of
+// down and row q − 1 of up.
+func (sv *phaseServer) pointPS(d, down, up []float64, cd, cu float64, n int, acc []float64, c float64) float64 {
+	no := sv.offset(n)
+	sv.psTables(no + n + 1)
+	// A missing operand reads as zeros (one row of them at most).
+	if len(sv.zeros) < n+1 {
+		sv.zeros = make([]float64, 2*n+2)
+	}
+	zero := func(v []float64, o, m int) []float64 {
+		if v == nil {
+			return sv.zeros[:m]
+		}
+		return v[o : o+m]
+	}
+	us, ug := cu*(1-sv.p), cu*sv.p
+	var mean float64
+	for q := range n {
+		o := q * (q + 1) / 2
+		row, ar := d[o:o+q+1], acc[o:o+q+1]
+		x0, st := zero(down, o, q+1), sv.psStay[o:o+q+1]
+		// Row q + 1 of down (zeros past the last count) and its
+		// completion chances; row q − 1 of up.
+		o1 := o + q + 1
+		var x1 []float64
+		if q+1 < n {
+			x1 = zero(down, o1, q+2)
+		} else {
+			x1 = sv.zeros[:q+2]
+		}
+		a, b := sv.psS[o1:o1+q+2], sv.psG[o1:o1+q+2]
+		var u []float64
+		if q > 0 {
+			u = zero(up, (q-1)*q/2, q)
+		}
+		// j = 0 and j = q apart; between them every term is present.
+		v := cd * (st[0]*x0[0] + a[0]*x1[0] + b[1]*x1[1])
+		if q > 0 {
+			v += us * u[0]
+		}
+		row[0] = v
+		ar[0] += c * v
+		w := v
+		if q > 0 {
+			m := q - 1
+			r, ra := row[1:q], ar[1:q]
+			st1, x01, a1, x11 := st[1:q], x0[1:q], a[1:q], x1[1:q]
+			b2, x12 := b[2:q+1], x1[2:q+1]
+			u1, u0 := u[1:q], u[0:m]
+			_, _, _, _, _, _, _, _ = st1[:m], x01[:m], a1[:m], x11[:m], b2[:m], x12[:m], u1[:m], u0[:m]
+			for i := range r {
+				v := cd*(st1[i]*x01[i]+a1[i]*x11[i]+b2[i]*x12[i]) + us*u1[i] + ug*u0[i]
+				r[i] = v
+				ra[i] += c * v
+				w += v
+			}
+			v := cd*(st[q]*x0[q]+a[q]*x1[q]+b[q+1]*x1[q+1]) + ug*u[q-1]
+			row[q] = v
+			ar[q] += c * v
+			w += v
+		}
+		mean += float64(q) * w
+	}
+	return mean
 }
 
 // addDown adds c times Down x to dst (both over counts 0..n−1): a
@@ -446,7 +575,7 @@ func (m *Map) trimLevels(x *[]float64) float64 {
 // refresh is in from..to, serving with no arrivals — and its time
 // integral ∫₀^t E[count] and the mass lost to truncation. By
 // uniformisation: Σ_s Pois(s; μt) Down^s y, over the counts that still
-// hold mass (a count whose states hold less than deathDrop in all is cut
+// hold mass (a count whose states hold less than deathDrop() in all is cut
 // from the top, and counted as lost), stopped once no mass is left above
 // count 0.
 func (m *Map) deathChain(x []float64, from, to int, t float64) ([]float64, float64, float64) {
@@ -480,7 +609,7 @@ func (m *Map) deathChain(x []float64, from, to int, t float64) ([]float64, float
 			for _, v := range y[o:sv.offset(levels)] {
 				w += v
 			}
-			if w > deathDrop {
+			if w > m.deathDrop() {
 				break
 			}
 			lost += w
@@ -492,26 +621,20 @@ func (m *Map) deathChain(x []float64, from, to int, t float64) ([]float64, float
 		if step >= plo && step <= phi {
 			w = pmf[step-plo]
 		}
-		if w > 0 {
-			for i, v := range y[:ny] {
-				acc[i] += w * v
-			}
-		}
+		// One pass over y: w·y added to acc, its busy mass and mean count,
+		// and the next step into nx (unused if the chain stops here).
+		busy, meanY := sv.deathStep(nx, y, levels, acc, w)
 		cdf += w
 		// ∫₀^t Pois(s; μu) du = P(N(μt) ≥ s + 1)/μ.
 		tail := math.Max(0, 1-cdf)
-		var busy float64
-		for _, v := range y[1:ny] {
-			busy += v
-		}
 		if tail > 0 && busy > 0 {
-			integral += tail / sv.mu * sv.meanCount(y[:ny])
+			integral += tail / sv.mu * meanY
 		}
-		if step >= phi || busy <= deathDrop {
+		if step >= phi || busy <= m.deathDrop() {
 			// The rest of the Poisson law finds the chain at y (empty, or
 			// at the truncation: lost).
 			rest := math.Max(0, 1-cdf)
-			if busy <= deathDrop {
+			if busy <= m.deathDrop() {
 				for i, v := range y[:ny] {
 					acc[i] += rest * v
 				}
@@ -521,16 +644,69 @@ func (m *Map) deathChain(x []float64, from, to int, t float64) ([]float64, float
 			ps.cls, ps.nxt, ps.acc = y, nx, acc
 			return acc, integral, lost
 		}
-		clear(nx[:ny])
-		sv.addDown(nx, y, 1, levels)
 		y, nx = nx, y
 	}
 }
 
+// deathStep is one uniformised step of a death chain on the states of the
+// counts 0..levels−1 of y: it adds w·y to acc (w = 0: nothing), sets nx
+// to Down y, and returns the busy mass of y (above count 0) and its mean
+// count. Under PS in one pass, row by row.
+func (sv *phaseServer) deathStep(nx, y []float64, levels int, acc []float64, w float64) (busy, mean float64) {
+	ny := sv.offset(levels)
+	if !sv.h2 || sv.disc != farm.PS {
+		if w > 0 {
+			for i, v := range y[:ny] {
+				acc[i] += w * v
+			}
+		}
+		for _, v := range y[1:ny] {
+			busy += v
+		}
+		mean = sv.meanCount(y[:ny])
+		clear(nx[:ny])
+		sv.addDown(nx, y, 1, levels)
+		return busy, mean
+	}
+	sv.psTables(ny + levels + 1)
+	for q := range levels {
+		o, o1 := q*(q+1)/2, (q+1)*(q+2)/2
+		x0, st, row, ar := y[o:o+q+1], sv.psStay[o:o+q+1], nx[o:o+q+1], acc[o:o+q+1]
+		var rs float64
+		if q+1 < levels {
+			x1, a, b := y[o1:o1+q+2], sv.psS[o1:o1+q+2], sv.psG[o1+1:o1+q+2]
+			x2 := x1[1:]
+			_, _, _, _, _ = st[:len(x0)], row[:len(x0)], a[:len(x0)], b[:len(x0)], x2[:len(x0)]
+			for j, v := range x0 {
+				row[j] = st[j]*v + a[j]*x1[j] + b[j]*x2[j]
+				rs += v
+			}
+		} else {
+			_, _ = st[:len(x0)], row[:len(x0)]
+			for j, v := range x0 {
+				row[j] = st[j] * v
+				rs += v
+			}
+		}
+		if w > 0 {
+			_ = ar[:len(x0)]
+			for j, v := range x0 {
+				ar[j] += w * v
+			}
+		}
+		if q > 0 {
+			busy += rs
+			mean += float64(q) * rs
+		}
+	}
+	return busy, mean
+}
+
 // deathDrop is the mass (of all servers) below which the top count of a
-// death chain is cut, or its busy part taken as empty: far below every
-// truncation the map counts (TrimTol is 1e-20).
-const deathDrop = 1e-30
+// death chain is cut, or its busy part taken as empty: TrimTol·1e-10, far
+// below every truncation the map counts (1e-30 at the default TrimTol,
+// 1e-20, as for the terms every evaluation drops).
+func (m *Map) deathDrop() float64 { return m.trimTol() * 1e-10 }
 
 // phasePass propagates the aggregate x through the first τ of a pass of
 // length L (the recursion in the comment above) and returns the new
@@ -562,16 +738,11 @@ func (m *Map) phasePass(x []float64, L, tau float64) ([]float64, float64, float6
 	prev, cur := ps.d0, ps.d1
 	for s := 0; s <= S; s++ {
 		for a := 0; a <= k; a++ {
-			d := cur[a]
-			sv.latticePoint(d, x, prev, cur, a, s, nl)
+			c := math.Max(0, pw.pois[s]*pw.binom[a])
+			mean := sv.latticePoint(cur[a], x, prev, cur, a, s, nl, out, c)
 			if pw.w != nil {
 				if wt := pw.w[a][s]; wt > 0 {
-					integral += wt / mu * sv.meanCount(d[:sv.offset(nl+a)])
-				}
-			}
-			if c := pw.pois[s] * pw.binom[a]; c > 0 {
-				for i, v := range d[:sv.offset(nl+a)] {
-					out[i] += c * v
+					integral += wt / mu * mean
 				}
 			}
 		}

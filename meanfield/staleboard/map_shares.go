@@ -52,15 +52,36 @@ type passStart struct {
 }
 
 // applyShares evaluates Φ_T on the state law x (checked, of total mass)
-// by the share evolution into res.
+// by the share evolution into res: every dispatcher's pass starts in time
+// order (sharesSchedule), the groups carried between them (sharesRun),
+// and the next state summed from the groups and the classes no
+// dispatcher reached (sharesRun.finish).
 func (m *Map) applyShares(x []float64, mass float64, res *MapResult) {
-	sv := m.server
-	k, T := m.K, m.Period
 	next0, counts0 := res.Next[:0], res.Counts[:0]
 	*res = MapResult{Next: next0, Counts: counts0}
-	board, _ := sv.counts(nil, x)
+	board, _ := m.server.counts(nil, x)
 	top := boardTop(board)
-	// Every dispatcher's schedule up to T: passes start at t^r_v.
+	starts := m.sharesSchedule(board, top, mass)
+	run := newSharesRun(m, x, board, top, res)
+	for i := 0; i <= len(starts); i++ {
+		next := m.Period
+		if i < len(starts) {
+			next = math.Min(starts[i].t, m.Period)
+		}
+		run.advance(next)
+		if i == len(starts) || starts[i].t >= m.Period {
+			break
+		}
+		run.start(starts[i])
+	}
+	run.finish()
+}
+
+// sharesSchedule is every dispatcher's schedule up to T on the board
+// (top its last non-zero class, mass its total): r's pass v lasts
+// F(v)/(α_r·λ), and the passes start at t^r_v. The starts are in time
+// order (ties by dispatcher, then level).
+func (m *Map) sharesSchedule(board []float64, top int, mass float64) []passStart {
 	var starts []passStart
 	cum := make([]float64, top+1)
 	acc := 0.0
@@ -68,8 +89,7 @@ func (m *Map) applyShares(x []float64, mass float64, res *MapResult) {
 		acc += board[b]
 		cum[b] = acc
 	}
-	ends := make([]float64, k) // end of each dispatcher's current pass
-	for r := range k {
+	for r := range m.K {
 		t := 0.0
 		for v := 0; ; v++ {
 			F := mass
@@ -78,74 +98,119 @@ func (m *Map) applyShares(x []float64, mass float64, res *MapResult) {
 			}
 			L := F / (m.shares[r] * m.Load)
 			starts = append(starts, passStart{t: t, r: r, v: v, end: t + L})
-			if t+L >= T || (L == 0 && v > top) {
+			if t+L >= m.Period || (L == 0 && v > top) {
 				break
 			}
 			t += L
 		}
 	}
 	sort.SliceStable(starts, func(i, j int) bool { return starts[i].t < starts[j].t })
+	return starts
+}
+
+// sharesRun is the state of one period of the share evolution: the
+// aggregate (classes reached by every dispatcher), the classes reached by
+// some only, and each dispatcher's current pass.
+type sharesRun struct {
+	m     *Map
+	x     []float64 // the state law at the refresh
+	board []float64 // its count marginal
+	top   int
+	res   *MapResult
+	all   uint32 // the set of every dispatcher
+	agg   *sharesGroup
+	// partial holds the classes reached by some dispatchers; first says
+	// which classes a dispatcher has reached.
+	partial  map[int]*sharesGroup
+	first    []bool
+	integral float64
+	now      float64
+	ends     []float64 // the end of each dispatcher's current pass
+	levelOf  []int     // each dispatcher's current pass
+}
+
+// newSharesRun is the start of a period from the state law x.
+func newSharesRun(m *Map, x, board []float64, top int, res *MapResult) *sharesRun {
+	k := m.K
 	all := uint32(1)<<k - 1
-	agg := &sharesGroup{reached: all, blocks: make([][]float64, 1<<k)}
-	partial := map[int]*sharesGroup{} // classes reached by some dispatchers
-	first := make([]bool, top+1)      // class reached by a dispatcher already
-	var integral float64
-	now := 0.0
-	levelOf := make([]int, k) // each dispatcher's current pass
-	for i := 0; i <= len(starts); i++ {
-		next := T
-		if i < len(starts) {
-			next = math.Min(starts[i].t, T)
-		}
-		if tau := next - now; tau > 0 {
-			integral += m.sharesInterval(agg, now, tau, ends, res)
-			for _, g := range partial {
-				integral += m.sharesInterval(g, now, tau, ends, res)
-			}
-			now = next
-		}
-		if i == len(starts) || starts[i].t >= T {
-			break
-		}
-		ps := starts[i]
-		r, bit := ps.r, uint32(1)<<ps.r
-		ends[r], levelOf[r] = ps.end, ps.v
-		// Servers r has reached become pending for r again.
-		makePending(agg, bit)
-		for b, g := range partial {
-			if b <= ps.v && g.reached&bit != 0 {
-				makePending(g, bit)
-			}
-		}
-		// r reaches class v.
-		b := ps.v
-		if b > top || board[b] == 0 {
-			continue
-		}
-		g, ok := partial[b]
-		if !ok && !first[b] {
-			law, integ, lost := m.deathChain(x, b, b, ps.t)
-			integral += integ
-			res.Lost += lost
-			g = &sharesGroup{blocks: make([][]float64, 1<<k)}
-			g.blocks[0] = append([]float64(nil), law...)
-			partial[b] = g
-			first[b] = true
-		}
-		if g == nil {
-			continue
-		}
-		g.reached |= bit
-		makePending(g, bit)
-		if g.reached == all {
-			for p, blk := range g.blocks {
-				addBlock(agg, p, blk)
-			}
-			delete(partial, b)
+	return &sharesRun{m: m, x: x, board: board, top: top, res: res, all: all,
+		agg:     &sharesGroup{reached: all, blocks: make([][]float64, 1<<k)},
+		partial: map[int]*sharesGroup{}, first: make([]bool, top+1),
+		ends: make([]float64, k), levelOf: make([]int, k)}
+}
+
+// advance carries every group from now to next, the partial ones by
+// class (a fixed order for the sums of the integral and the lost mass:
+// the same numbers from every run).
+func (u *sharesRun) advance(next float64) {
+	tau := next - u.now
+	if tau <= 0 {
+		return
+	}
+	u.integral += u.m.sharesInterval(u.agg, u.now, tau, u.ends, u.res)
+	for _, b := range u.classes() {
+		u.integral += u.m.sharesInterval(u.partial[b], u.now, tau, u.ends, u.res)
+	}
+	u.now = next
+}
+
+// classes are the classes of the partial groups, in increasing order.
+func (u *sharesRun) classes() []int {
+	keys := make([]int, 0, len(u.partial))
+	for b := range u.partial {
+		keys = append(keys, b)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// start begins dispatcher ps.r's pass ps.v: the servers it has reached
+// become pending for it again, and it reaches class v (which joins the
+// aggregate once every dispatcher has reached it).
+func (u *sharesRun) start(ps passStart) {
+	m := u.m
+	r, bit := ps.r, uint32(1)<<ps.r
+	u.ends[r], u.levelOf[r] = ps.end, ps.v
+	makePending(u.agg, bit)
+	for b, g := range u.partial {
+		if b <= ps.v && g.reached&bit != 0 {
+			makePending(g, bit)
 		}
 	}
-	// The classes no dispatcher reached die over the whole period; the
-	// others' groups are summed.
+	b := ps.v
+	if b > u.top || u.board[b] == 0 {
+		return
+	}
+	g, ok := u.partial[b]
+	if !ok && !u.first[b] {
+		// The class has died on its own chain until now.
+		law, integ, lost := m.deathChain(u.x, b, b, ps.t)
+		u.integral += integ
+		u.res.Lost += lost
+		g = &sharesGroup{blocks: make([][]float64, 1<<m.K)}
+		g.blocks[0] = append([]float64(nil), law...)
+		u.partial[b] = g
+		u.first[b] = true
+	}
+	if g == nil {
+		return
+	}
+	g.reached |= bit
+	makePending(g, bit)
+	if g.reached == u.all {
+		for p, blk := range g.blocks {
+			addBlock(u.agg, p, blk)
+		}
+		delete(u.partial, b)
+	}
+}
+
+// finish sums the next state into res: the aggregate, the classes
+// reached by some dispatchers (by class), and the classes no dispatcher
+// reached, which die over the whole period; then the board, the mean time
+// in system and the branch label.
+func (u *sharesRun) finish() {
+	m, res := u.m, u.res
 	out := make([]float64, 0)
 	addLaw := func(v []float64) {
 		out = growKeep(out, len(v))
@@ -153,31 +218,26 @@ func (m *Map) applyShares(x []float64, mass float64, res *MapResult) {
 			out[j] += w
 		}
 	}
-	for _, blk := range agg.blocks {
+	for _, blk := range u.agg.blocks {
 		addLaw(blk)
 	}
-	keys := make([]int, 0, len(partial))
-	for b := range partial {
-		keys = append(keys, b)
-	}
-	sort.Ints(keys)
-	for _, b := range keys {
-		for _, blk := range partial[b].blocks {
+	for _, b := range u.classes() {
+		for _, blk := range u.partial[b].blocks {
 			addLaw(blk)
 		}
 	}
-	for b := 0; b <= top; b++ {
-		if board[b] > 0 && !first[b] {
-			law, integ, lost := m.deathChain(x, b, b, T)
-			integral += integ
+	for b := 0; b <= u.top; b++ {
+		if u.board[b] > 0 && !u.first[b] {
+			law, integ, lost := m.deathChain(u.x, b, b, m.Period)
+			u.integral += integ
 			res.Lost += lost
 			addLaw(law)
 		}
 	}
 	res.Lost += m.trimLevels(&out)
 	res.Next = append(res.Next[:0], out...)
-	res.Counts, res.BoardMean = sv.counts(res.Counts, res.Next)
-	res.MeanQueue = integral / T
+	res.Counts, res.BoardMean = m.server.counts(res.Counts, res.Next)
+	res.MeanQueue = u.integral / m.Period
 	if m.noIntegral {
 		res.MeanQueue = math.NaN()
 	}
@@ -185,10 +245,10 @@ func (m *Map) applyShares(x []float64, mass float64, res *MapResult) {
 	// The pass in progress at T of the dispatcher with the largest share
 	// (the label of the branch reported; the map has one border per
 	// dispatcher).
-	res.Pass = levelOf[0]
-	for r := range k {
+	res.Pass = u.levelOf[0]
+	for r := range m.K {
 		if m.shares[r] > m.shares[0] {
-			res.Pass = levelOf[r]
+			res.Pass = u.levelOf[r]
 		}
 	}
 }
@@ -322,16 +382,9 @@ func (m *Map) sharesRecursion(x []float64, pi []float64, tau float64) ([][]float
 	var integral float64
 	for s := 0; s <= S; s++ {
 		for a := 0; a <= amax; a++ {
-			d := cur[a]
-			sv.latticePoint(d, x, prev, cur, a, s, nl)
+			mean := sv.latticePoint(cur[a], x, prev, cur, a, s, nl, R[a], math.Max(0, pois[s]))
 			if W != nil && W[a][s] > 0 {
-				integral += W[a][s] * sv.meanCount(d[:sv.offset(nl+a)])
-			}
-			if c := pois[s]; c > 0 {
-				ra := R[a]
-				for i, v := range d[:sv.offset(nl+a)] {
-					ra[i] += c * v
-				}
+				integral += W[a][s] * mean
 			}
 		}
 		prev, cur = cur, prev
