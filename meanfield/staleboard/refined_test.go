@@ -66,21 +66,25 @@ func TestRefinedLimit(t *testing.T) {
 //
 //	fluid sim --policy partitioned -k 5 --servers 100 --load 0.9 --period T --rel-precision 0.002
 //
-// (seed 1; T = 30: 3.9544 ± 0.0072, T = 100: 4.6740 ± 0.0076). The
-// N = ∞ map is 0.22 and 0.24 below. The tolerance is the simulation's 95%
+// (seed 1; T = 30: 3.9544 ± 0.0072, T = 100: 4.6740 ± 0.0076; the mean
+// board at the refreshes 3.7039 ± 0.0075 and 4.4603 ± 0.0082). The
+// N = ∞ map is 0.22 and 0.24 below (the board 0.18 and 0.19). The tolerance is the simulation's 95%
 // half-width plus 0.02 for the O(1/N²) remainder (at N = 20 a remainder
 // c/N² with c of the size of the 1/N coefficient, 4, is 0.01): the test
 // fails if the correction explains less than about 85% of the gap.
 func TestRefinedSimulated(t *testing.T) {
 	for _, c := range []struct {
-		T, sim, half float64
-	}{{30, 3.9544, 0.0072}, {100, 4.6740, 0.0076}} {
+		T, sim, half, board, boardHalf float64
+	}{{30, 3.9544, 0.0072, 3.7039, 0.0075}, {100, 4.6740, 0.0076, 4.4603, 0.0082}} {
 		r, err := Refined(&Model{System: System{K: 1, Load: 0.9, Tally: Partitioned}, Period: c.T}, &RefinedSettings{Servers: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(r.SojournN-c.sim) > c.half+0.02 {
 			t.Errorf("T = %g: refined %.4f (N = ∞ %.4f), simulated %.4f ± %.4f", c.T, r.SojournN, r.Sojourn, c.sim, c.half)
+		}
+		if math.Abs(r.BoardMeanN-c.board) > c.boardHalf+0.02 {
+			t.Errorf("T = %g: refined board mean %.4f (N = ∞ %.4f), simulated %.4f ± %.4f", c.T, r.BoardMeanN, r.BoardMean, c.board, c.boardHalf)
 		}
 	}
 }
