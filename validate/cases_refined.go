@@ -15,15 +15,16 @@ import (
 // dispatchers × 20 servers (each part the k = 1 map at N = 20, whose
 // N = ∞ value is 0.22–0.24 below the simulated one), at T = 30 and 100
 // (quick: T = 100), and 5 dispatchers with their own tallies at N = 100,
-// T = 600 (full run only). The allowance is the remainder beyond 1/N: c/n²
-// with c the 1/N coefficient (0.01 at n = 20), plus half the difference
-// between the first-order value and the one whose cut is averaged over
-// its spread at n (how far the cut's kinks carry the value beyond first
-// order; 0.03 at T = 30, 0.001 at T = 100). A run that tips into the herd
-// is an error, not a check: the balanced state's mean is what is compared.
+// T = 600 (full run only; there the N = ∞ map is 0.03 below the simulated
+// 7.018 ± 0.036 and the refined value 0.04 above it, and at N = 50 or
+// T = 1,000 the refined correction is 1.6–3 times the simulated gap: a
+// check of the sign and size, not of the last digit). The allowance is
+// the remainder beyond 1/N, c/n² with c the 1/N coefficient: 0.01 at
+// n = 20, 0.004 at n = 100. A run that tips into the herd is an error,
+// not a check: the balanced state's mean is what is compared.
 // Cost (CPU): the theory 0.2–0.6 s a period at k = 1 and 10 s at k = 5,
 // T = 600; the simulations 12 M jobs a period at k = 1 (quick: 7 M) and
-// 86 M at k = 5, about 2, 1.5 and 15 s.
+// 86 M at k = 5, about 2, 1.5 and 15 s (a full run of the case: 18 s).
 func boardRefined(e *env) ([]Check, error) {
 	const load = 0.9
 	type cs struct {
@@ -56,8 +57,12 @@ func boardRefined(e *env) ([]Check, error) {
 		if res.Tipped > 0 {
 			return nil, fmt.Errorf("%v k=%d N=%d T=%g: %d of the runs tipped into the herd: no balanced state to compare", c.pol, c.k, c.servers, c.T, res.Tipped)
 		}
-		allow := math.Abs(r.SojournCoef)/float64(n*n) + math.Abs(r.SojournN-r.SojournAt(n))/2
-		out = append(out, e.check(fmt.Sprintf("refined mean, %s k=%d T=%g, %d per part (N = ∞ %.4f)", c.tally, c.k, c.T, n, r.Sojourn), c.servers, r.SojournN, allow, res.Sojourn))
+		allow := math.Abs(r.SojournCoef) / float64(n*n)
+		what := fmt.Sprintf("refined mean, %d own tallies, T=%g (N = ∞ %.4f)", c.k, c.T, r.Sojourn)
+		if c.tally == staleboard.Partitioned {
+			what = fmt.Sprintf("refined mean, partitioned %d × %d, T=%g (N = ∞ %.4f)", c.k, n, c.T, r.Sojourn)
+		}
+		out = append(out, e.check(what, c.servers, r.SojournN, allow, res.Sojourn))
 	}
 	return out, nil
 }
