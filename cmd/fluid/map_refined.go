@@ -47,6 +47,6 @@ func writeMapRefined(w io.Writer, rf *report.MapRefined) {
 	fmt.Fprintf(tw, "\nAt N = %d servers%s (refined 1/N mean of the fixed point):\n", rf.Servers, part)
 	fmt.Fprintf(tw, "mean time in system\t%.5g (N = ∞: %.5g; to first order in 1/n, %.5g + %.4g/n at n = %d: %.5g)\n", rf.SojournRefined, rf.Sojourn, rf.Sojourn, rf.SojournCoef, rf.PartServers, rf.Sojourn+rf.SojournCoef/float64(rf.PartServers))
 	fmt.Fprintf(tw, "mean board at a refresh\t%.5g (N = ∞: %.5g)\n", rf.BoardMeanRefined, rf.BoardMean)
-	fmt.Fprintf(tw, "cut at T\tnearest pass boundary %.3g away, spread %.3g at N\n", rf.BorderGap, rf.BorderSpread)
+	fmt.Fprintf(tw, "cut at T\tnearest pass boundary %.3g away; its spread (sd) %.3g at n = %d\n", rf.BorderGap, rf.BorderSpread, rf.PartServers)
 	tw.Flush()
 }

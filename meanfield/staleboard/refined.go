@@ -393,7 +393,7 @@ type refinedEval struct {
 // 1e-10 and a truncation error of order h² = 1e-6 of the fourth derivative.
 const refinedStep = 1e-3
 
-// full returns x + h·δ with δ the zero-sum vector of u on idx.
+// shifted returns x + h·δ with δ the zero-sum vector of u on idx.
 func (e *refinedEval) shifted(u []float64, h float64) []float64 {
 	y := append([]float64(nil), e.x...)
 	for i, ci := range e.idx {
@@ -583,15 +583,14 @@ func (e *refinedEval) clockBridge(load float64, blocks int, scale float64) ([]fl
 // λ/(1 + ζ) (the passes recomputed, so the pass in progress at T may
 // change), servers at rate 1. It returns the next board and the mean time
 // in system (the mean queue over λ).
-func (e *refinedEval) stretched(zeta float64) ([]float64, float64) {
+func (e *refinedEval) stretched(zeta float64) ([]float64, float64, error) {
 	e.evals++
 	mp := newMap(e.mp.K, e.mp.Load/(1+zeta), e.mp.Period)
 	r, err := mp.Apply(e.x)
 	if err != nil {
-		// x* is a checked board; Apply fails only on an invalid board.
-		panic(err)
+		return nil, 0, err
 	}
-	return r.Next, r.MeanQueue / e.mp.Load
+	return r.Next, r.MeanQueue / e.mp.Load, nil
 }
 
 // clockStretch returns the stretch part of b and b_S: W(T) has variance
@@ -606,8 +605,14 @@ func (e *refinedEval) clockStretch(scale float64) ([]float64, float64, error) {
 	if z <= 0 {
 		return nil, 0, errors.New("staleboard: refined mean: a pass boundary at T leaves no room for the clock's difference")
 	}
-	np, sp := e.stretched(z)
-	nm, sm := e.stretched(-z)
+	np, sp, err := e.stretched(z)
+	if err != nil {
+		return nil, 0, err
+	}
+	nm, sm, err := e.stretched(-z)
+	if err != nil {
+		return nil, 0, err
+	}
 	w := 1 / (2 * e.mp.Load * T * z * z)
 	b := make([]float64, len(e.idx))
 	for i, ci := range e.idx {
@@ -630,16 +635,21 @@ const stretchNodes = 24
 func (e *refinedEval) clockStretchAt(n int, scale float64) ([]float64, float64, error) {
 	T := e.mp.Period
 	sigma := math.Sqrt(scale / (e.mp.Load * T * float64(n)))
-	if 5*sigma >= 1 {
-		return nil, 0, fmt.Errorf("staleboard: refined mean at %d servers: the clock's spread over a period (%.2g of T) is too large for its expansion", n, sigma)
-	}
 	xs, ws := make([]float64, stretchNodes), make([]float64, stretchNodes)
 	quad.Hermite{}.FixedLocations(xs, ws, math.Inf(-1), math.Inf(1))
+	// The outermost node stretches the schedule by √2·x_max·σ (about 9σ):
+	// it must stay a stretch, well short of reversing the schedule.
+	if far := math.Sqrt2 * math.Abs(xs[0]) * sigma; far > 0.5 {
+		return nil, 0, param.Errorf("Servers", "%d servers at T = %g: the cut's spread over a period, %.2g·T, is too large for a refined mean (the outermost quadrature node would stretch the schedule by %.0f%%): more servers or a longer period", n, T, sigma, 100*far)
+	}
 	b := make([]float64, len(e.idx))
 	var bS float64
 	for q, xq := range xs {
 		w := ws[q] / math.Sqrt(math.Pi)
-		next, sq := e.stretched(math.Sqrt2 * xq * sigma)
+		next, sq, err := e.stretched(math.Sqrt2 * xq * sigma)
+		if err != nil {
+			return nil, 0, err
+		}
 		for i, ci := range e.idx {
 			b[i] += w * (entry(next, ci) - entry(e.base.Next, ci))
 		}
