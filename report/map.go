@@ -33,6 +33,32 @@ type Map struct {
 	// transient); Transient is the number of periods before the last one.
 	Phases    []Phase `json:"phases"`
 	Transient int     `json:"transient"`
+	// Refined is the finite-N mean of the fixed point (--servers); null
+	// without it.
+	Refined *MapRefined `json:"refined"`
+}
+
+// MapRefined is the refined (1/N) mean of the balanced fixed point at N
+// servers.
+type MapRefined struct {
+	Servers     int     `json:"servers"`      // N, the whole farm
+	PartServers int     `json:"part_servers"` // servers of the map's farm: N/k partitioned, N otherwise
+	Sojourn     float64 `json:"sojourn"`      // mean time in system at N = ∞ (the fixed point)
+	// SojournRefined is the refined mean time in system at N (the clock's
+	// stretch averaged over its spread at N); SojournCoef is c of the
+	// asymptotic Sojourn + c/N.
+	SojournRefined float64 `json:"sojourn_refined"`
+	SojournCoef    float64 `json:"sojourn_coef"`
+	StepError      float64 `json:"step_error"` // change of sojourn_coef when the finite-difference steps are halved
+	BoardMean      float64 `json:"board_mean"` // mean board at N = ∞
+	// BoardMeanRefined is the refined stationary board mean at N.
+	BoardMeanRefined float64 `json:"board_mean_refined"`
+	// BorderGap is the distance of the nearest pass boundary to T at the
+	// fixed point, BorderSpread the standard deviation of the cut
+	// t_{V+1} − T at N (both in mean service times).
+	BorderGap    float64 `json:"border_gap"`
+	BorderSpread float64 `json:"border_spread"`
+	Method       string  `json:"method"` // refined_1_over_n
 }
 
 // Phase is one phase: periods [from, to) after the start, the mean

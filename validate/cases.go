@@ -29,6 +29,7 @@ func catalogue() []Case {
 		{Name: "board-h2", Source: "refresh-period map with H2 sizes, FCFS and PS (the phase evolution)", Quick: true, run: boardH2},
 		{Name: "ps-trap-door", Source: "refresh-period map with PS servers and H2 sizes: no herd where exponential sizes herd", Quick: true, run: psTrapDoor},
 		{Name: "board-shares", Source: "refresh-period map with unequal dispatcher shares (the share evolution)", Quick: true, run: boardShares},
+		{Name: "board-refined", Source: "refined 1/N mean of the refresh-period map's balanced state: partitioned 5 × 20 (quick: T = 100), 5 own tallies at N = 100", Quick: true, run: boardRefined},
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
 		{Name: "finite-n-edge", Source: "finite-N edge T*(N, H) from the escape analysis against simulated tipping curves", Quick: true, run: finiteEdge},
 		{Name: "finite-n-shift", Source: "shift of the finite-N edge above T* from the noisy map (Monte Carlo, monotone curve) against simulated tipping curves, N = 100 to 2,000 at three (k, λ)", Quick: false, run: finiteShift},

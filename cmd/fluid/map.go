@@ -23,6 +23,7 @@ type mapOptions struct {
 	period     float64
 	start      string
 	iterations int
+	servers    int
 	tol        float64
 	json       bool
 	csv        bool
@@ -59,10 +60,16 @@ spelling). --sizes h2:SCV (balanced-means hyperexponential sizes) and --discipli
 ps (processor sharing) follow each server's job phases between refreshes: the
 board still shows counts. --start is empty
 (every queue empty; also balanced), balanced:L (every queue at L), half:B (half the
-servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
+servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).
+
+--servers N adds the mean of a farm of N servers at the fixed point: the refined
+1/N mean (the board's spread around the fixed point and the dispatchers' Poisson
+clocks, carried through the map's second derivatives); with partitioned
+dispatchers each part has N/k servers. Exponential sizes, equal shares.`,
 		Example: `  fluid map -k 5 --load 0.9 --period 400
   fluid map -k 5 --load 0.9 --period 1100 --start half:110
-  fluid map -k 5 --load 0.9 --period 20 --json`,
+  fluid map -k 5 --load 0.9 --period 20 --json
+  fluid map -k 5 --policy partitioned --period 100 --servers 100`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.words.policySet, o.words.tallySet = cmd.Flags().Changed("policy"), cmd.Flags().Changed("tally")
@@ -76,6 +83,7 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 	f.Float64Var(&o.period, "period", 400, concept("period", ""))
 	f.StringVar(&o.start, "start", "empty", "initial board: empty, balanced:L, half:B or spread:S (jobs per server)")
 	f.IntVar(&o.iterations, "iterations", 3000, "most refresh periods iterated")
+	f.IntVar(&o.servers, "servers", 0, concept("servers", "the refined 1/N mean of the fixed point at N (0: N = ∞ only)"))
 	f.Float64Var(&o.tol, "tol", 1e-10, "‖·‖₁ distance between successive boards (a probability) that counts as settled")
 	f.BoolVar(&o.csv, "csv", false, "write the table as CSV (one row per phase; columns named as the JSON fields)")
 	f.BoolVar(&o.json, "json", false, "write JSON (report.Map; schema in docs/schema/map.json)")
@@ -85,6 +93,7 @@ servers with backlog B) or spread:S (queue lengths spread evenly over 0..S).`,
 		flagRule{flag: "start", field: "Start"},
 		flagRule{flag: "iterations", field: "MaxIter", rng: in(1, staleboard.MaxAttractorIter, "3000")},
 		flagRule{flag: "tol", field: "Tol", rng: between(1e-15, 1e-2, "[]", "1e-10")},
+		flagRule{flag: "servers", field: "Servers", rng: in(0, staleboard.MaxServers, "100")},
 	)
 	o.words.declare(cmd)
 	return cmd
@@ -131,6 +140,14 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.servers > 0 {
+		if !c.await(func() { rep.Refined, err = mapRefined(m, att, o) }) {
+			return c.interruptedBefore(w, output{json: o.json}, "map", "the refined mean was not computed")
+		}
+		if err != nil {
+			return err
+		}
 	}
 	rep.Tally, rep.Start = tally.String(), st.String()
 	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
@@ -229,6 +246,9 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 			fmt.Fprintf(tw, "%d–%d\t%.5g\t%.2g\t%.4f\t%.3g\t%.5g\t%.5g\t%s\n", ph.From, ph.To, ph.Sojourn, ph.StdErr, ph.Sojourn/o.period, ph.StdDev, ph.Min, ph.Max, what)
 		}
 		tw.Flush()
+	}
+	if rep.Refined != nil {
+		writeMapRefined(&b, rep.Refined)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
