@@ -10,7 +10,8 @@ package validate
 // is checked against simulations it was never fitted to. Their cost (CPU,
 // one core): 4 s (k = 5, λ = 0.8, N = 50) to 44 s (k = 5, λ = 0.9,
 // N = 100) at N ≤ 100, 85 s, 158 s and 427 s at N = 800 for k = 5,
-// λ = 0.8, k = 3, λ = 0.9 and k = 5, λ = 0.9.
+// λ = 0.8, k = 3, λ = 0.9 and k = 5, λ = 0.9, 425 s at N = 2,000 for
+// k = 3, λ = 0.9.
 type shiftRef struct {
 	K       int
 	Load    float64
@@ -38,6 +39,7 @@ var shiftRefs = []shiftRef{
 	{K: 3, Load: 0.9, N: 50, Edge: 1.07739, Lo: 1.05703, Hi: 1.09525, Samples: 144, Command: "fluid edge -k 3 --load 0.9 --servers 50 --simulate --reps 16 --seed 7 --json"},
 	{K: 3, Load: 0.9, N: 100, Edge: 1.03250, Lo: 1.02028, Hi: 1.04541, Samples: 144, Command: "fluid edge -k 3 --load 0.9 --servers 100 --simulate --reps 16 --seed 7 --json"},
 	{K: 3, Load: 0.9, N: 800, Edge: 1.00656, Lo: 1.00271, Hi: 1.01042, Samples: 144, Command: "fluid edge -k 3 --load 0.9 --servers 800 --simulate --reps 16 --seed 7 --json"},
+	{K: 3, Load: 0.9, N: 2000, Edge: 1.00038, Lo: 0.99631, Hi: 1.00533, Samples: 144, Command: "fluid edge -k 3 --load 0.9 --servers 2000 --simulate --reps 16 --seed 7 --json"},
 	{K: 5, Load: 0.8, N: 50, Edge: 3.46453, Lo: 3.41598, Hi: 3.51612, Samples: 144, Command: "fluid edge -k 5 --load 0.8 --servers 50 --simulate --reps 16 --seed 7 --json"},
 	{K: 5, Load: 0.8, N: 100, Edge: 3.39121, Lo: 3.36059, Hi: 3.42034, Samples: 144, Command: "fluid edge -k 5 --load 0.8 --servers 100 --simulate --reps 16 --seed 7 --json"},
 	{K: 5, Load: 0.8, N: 800, Edge: 3.21544, Lo: 3.20465, Hi: 3.22777, Samples: 144, Command: "fluid edge -k 5 --load 0.8 --servers 800 --simulate --reps 16 --seed 7 --json"},
