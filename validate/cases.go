@@ -730,8 +730,8 @@ func finiteEdge(e *env) ([]Check, error) {
 // noise frozen at x*, and its own Monte Carlo error on the edge (the
 // search stops at a standard error of 8% of the shift) is inside it.
 //
-// Cost: the noisy-map edges only, 11 s of CPU for the ten checks (no
-// simulation: the references took 4 s to 7 minutes of CPU each, see
+// Cost: the noisy-map edges only, 11 s of CPU for the twelve checks (no
+// simulation: the references took 4 s to 19 minutes of CPU each, see
 // shiftRefs, and simulating curves here at N = 2,000 made the full
 // catalogue take hours). It stays out of the quick catalogue, whose
 // transcript in the README is generated from a full run.

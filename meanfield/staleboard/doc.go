@@ -285,13 +285,13 @@
 // --filter finite-n-shift) the shift T*(N, H) − T* in units of (1−λ)⁻²
 // (seed 1; simulated in brackets, 95% interval): at k = 5, λ = 0.9 0.312,
 // 0.173, 0.063 and 0.043 at N = 50, 100, 800 and 2,000 [0.386 (0.342 to
-// 0.424), 0.237 (0.204 to 0.266), 0.064 (0.053 to 0.075) and 0.052 (0.041
-// to 0.067, 12 runs a period)]; at k = 3, λ = 0.9 (T* = 99) 0.079, 0.048,
+// 0.424), 0.237 (0.204 to 0.266), 0.064 (0.053 to 0.075) and 0.042 (0.034
+// to 0.051)]; at k = 3, λ = 0.9 (T* = 99) 0.079, 0.048,
 // 0.0137 and 0.0124 at N = 50, 100, 800 and 2,000 [0.084, 0.039, 0.0135
 // and 0.0073 (0.0033 to 0.0123)]; at k = 5,
-// λ = 0.8 (T* = 79) 0.242, 0.177 and 0.052 [0.301, 0.228 and 0.052]. The
-// escape chain says 0.410, 0.236 and 0.089 at k = 5, λ = 0.9, N = 50, 100
-// and 800. Over seeds the shift's spread is about its standard error
+// λ = 0.8 (T* = 79) 0.242, 0.177, 0.052 and 0.038 [0.301, 0.228, 0.052
+// and 0.040]. The escape chain says 0.410, 0.236, 0.089 and 0.068 at
+// k = 5, λ = 0.9, N = 50, 100, 800 and 2,000. Over seeds the shift's spread is about its standard error
 // (k = 5, λ = 0.9: 0.173–0.203 at N = 100 and 0.051–0.065 at N = 800
 // over six seeds).
 //
