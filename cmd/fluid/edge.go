@@ -109,7 +109,7 @@ func newEdge() *cobra.Command {
 	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
 	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, concept("horizon", "finite N; 1..1000000"))
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
-	f.StringVar(&o.theory, "theory", "escape", "finite N: escape (the one-coordinate escape chain, seconds) or noisy-map (Monte Carlo of the noisy map, about a minute an edge: a monotone tipping curve and the mean time to tip)")
+	f.StringVar(&o.theory, "theory", "escape", "finite N: escape (the one-coordinate escape chain, seconds) or noisy-map (Monte Carlo of the noisy map, about a second an edge: a monotone tipping curve and the mean time to tip)")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
 	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")

@@ -37,8 +37,10 @@ type FiniteSettings struct {
 	// Method is the finite-N theory: EscapeChain (the default) or
 	// NoisyMap.
 	Method FiniteMethod
-	// Reps is the number of noisy-map runs per period (NoisyMap only),
-	// 1..MaxNoisyReps. Default DefaultNoisyReps.
+	// Reps is the most noisy-map runs at one period (NoisyMap only),
+	// 1..MaxNoisyReps; the search adds them a batch at a time where the
+	// ½-point needs them, and stops at noisyBudget·Reps runs in all.
+	// Default DefaultNoisyReps.
 	Reps int
 	// Seed seeds the noisy-map runs (NoisyMap only): run i uses the
 	// stream (Seed, i) at every period. Results depend on it, not on
@@ -106,6 +108,10 @@ type FiniteEdgeResult struct {
 	// the escape chain's is not, see the package documentation), each
 	// with its mean time to tip.
 	Curve []CurvePoint
+	// Error is the Monte Carlo standard error of Period (NoisyMap only,
+	// from its logistic fit; 0 for the escape chain, which is
+	// deterministic, and when the fit failed).
+	Error float64
 	// MeanTime is the mean time to tip at Period, in refresh periods,
 	// interpolated on the curve's mean times (NoisyMap only; 0 for the
 	// escape chain, whose curve has none).

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -44,7 +45,7 @@ func (m FiniteMethod) String() string {
 
 // Defaults and bounds of the noisy map's Monte Carlo.
 const (
-	// DefaultNoisyReps is the default number of runs per period: the
+	// DefaultNoisyReps is the default most runs at one period: the
 	// binomial standard deviation of a tipping fraction near ½ is then
 	// 0.07, which at N = 800 (k = 5, λ = 0.9; the curve falls from 0.9 to
 	// 0.1 within 0.06 of T(1−λ)²) moves the ½-point by about 0.005.
@@ -65,17 +66,21 @@ const (
 	// into the board's far tail and tips 39 of 40 runs at 2.99 at N = 800;
 	// no noise on the rare classes tips none at N = 100.
 	DefaultRareServers = 10
-	// noisyFirst and noisyGrowth lay out the noisy map's periods above
-	// T*: T*·(1 + noisyFirst·noisyGrowth^j), j = 0, 1, …: dense near T*,
-	// where large farms tip (the shift of the edge above T* runs from 20%
-	// at N = 25 to 1.5% at N = 2,000 at k = 5, λ = 0.9), then half as
-	// wide again a step; noisyRefine bisections then narrow the bracket
-	// of the ½-point to an eighth of its step.
-	noisyFirst  = 0.005
-	noisyGrowth = 1.5
+	// noisyFirst and noisyGrowth lay out the noisy map's scan above T*:
+	// T*·(1 + noisyFirst·noisyGrowth^j), j = 0, 1, …, doubling from 1%
+	// (the shift of the edge above T* runs from 20% at N = 25 to 1.5% at
+	// N = 2,000 at k = 5, λ = 0.9). The scan starts at 1% rather than
+	// closer: just above the edge's border collision the balanced state's
+	// solve needs the slow path (balancedAt's direct iteration, about 700
+	// map evaluations at 1.005·T*), and a farm large enough to tip only
+	// that close to T* finds its bracket by the bisections anyway.
+	// noisyRefine bisections then narrow the bracket of the ½-point to a
+	// quarter of its step before the logistic fit takes over.
+	noisyFirst  = 0.01
+	noisyGrowth = 2
 	// noisyRefine is the number of periods added by bisection inside the
 	// bracket of the ½-point once the scan has found it.
-	noisyRefine = 3
+	noisyRefine = 2
 )
 
 // CurvePoint is one period of a finite-N tipping curve.
@@ -112,6 +117,7 @@ type noisyMap struct {
 	n     int
 	watch farm.TipWatch
 	evals int
+	pool  sync.Pool // of maps for the runs (*Map)
 }
 
 // newNoisyMap builds the noisy map of n servers at the model's period,
@@ -170,6 +176,12 @@ func newNoisyMap(m *Model, start []float64, n int, rareServers float64) (*noisyM
 	return nm, nil
 }
 
+// noisyBoundaryCache is the number of pass weights a noisy run's map keeps
+// before it recycles them: a few periods' worth (a period at T(1−λ)² ≈ 3
+// has a few dozen passes, most of them full passes above the board's top,
+// which share one entry).
+const noisyBoundaryCache = 256
+
 // errNoiseRoot says the noise covariance could not be factorised.
 var errNoiseRoot = errorString("staleboard: the board noise's eigendecomposition failed")
 
@@ -185,23 +197,38 @@ func (e errorString) Error() string { return string(e) }
 // Poisson count of servers of mean N·Φ_T(x)_q; then renormalised.
 func (nm *noisyMap) run(rng *rand.Rand, horizon int) (tippedAt, watched, evals int, err error) {
 	w := nm.watch
-	mp := nm.mp.boardOnly() // a fresh map: a Map caches, and is not safe for concurrent use
+	// A map of the pool: a Map caches, and is not safe for concurrent
+	// use; its caches hold exact weights keyed by the pass, so which map
+	// a run gets does not change its numbers.
+	mp, _ := nm.pool.Get().(*Map)
+	if mp == nil {
+		mp = nm.mp.boardOnly()
+	}
+	defer nm.pool.Put(mp)
 	n := float64(nm.n)
 	d, cols := nm.root.Dims()
 	z := mat.NewVecDense(cols, nil)
 	var xi mat.VecDense
 	p := nm.x
 	var res MapResult
+	var buf []float64 // the next board; p's storage after the first period
 	for t := 1; t <= horizon; t++ {
 		if err := mp.applyInto(p, &res); err != nil {
 			return 0, t - 1, evals, err
 		}
 		evals++
+		// The boundary weights of a noisy board's passes are seldom met
+		// again (its pass lengths are continuous): keep the cache small,
+		// its storage recycled, instead of growing it to its bound.
+		if len(mp.bcache) > noisyBoundaryCache {
+			mp.recycleBoundaries()
+		}
 		for i := range cols {
 			z.SetVec(i, rng.NormFloat64())
 		}
 		xi.MulVec(nm.root, z)
-		next := make([]float64, max(len(res.Next), d))
+		buf = grow(buf, max(len(res.Next), d))
+		next := buf
 		var sum float64
 		for q := range next {
 			v := 0.0
@@ -233,66 +260,103 @@ func (nm *noisyMap) run(rng *rand.Rand, horizon int) (tippedAt, watched, evals i
 	return 0, horizon, evals, nil
 }
 
-// noisyPoint is the outcome of every run at one period.
+// noisyPoint is the outcome of the runs at one period. Every run of a
+// search has a random stream of its own, (seed, j) for the search's j-th
+// run: the periods' tipped fractions are independent, as the logistic
+// fit's standard error assumes. (Common random numbers across periods,
+// the same streams at every period, correlate neighbouring fractions
+// strongly — the runs' first periods nearly coincide — and the fit would
+// count the same luck several times.)
 type noisyPoint struct {
 	T        float64
-	tippedAt []int // per run (0: not within the horizon)
+	nm       *noisyMap // nil: no balanced state (every run tips at once)
+	tippedAt []int     // per run (0: not within the horizon)
 	watched  int
 	from     []float64 // the balanced board there (continuation)
+}
+
+// tipped is the number of the point's runs that tipped.
+func (pt *noisyPoint) tipped() int {
+	n := 0
+	for _, at := range pt.tippedAt {
+		if at > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // noisySearch is the noisy-map edge search of one model.
 type noisySearch struct {
 	m       *FiniteModel
 	set     *EdgeSettings
-	reps    int
+	reps    int // the most runs at one period
 	rare    float64
 	seed    uint64
 	workers int
 	evals   int
-	pts     []noisyPoint
+	runs    int // runs over all periods
+	pts     []*noisyPoint
 }
 
-// at runs the noisy map at T: reps runs, run i with its own random
-// stream (seed, i), the same at every period.
-func (ns *noisySearch) at(T float64, from []float64) (*noisyPoint, error) {
+// point builds the noisy map at T, its balanced state solved from the
+// board from, with no runs yet.
+func (ns *noisySearch) point(T float64, from []float64) (*noisyPoint, error) {
 	if err := ns.set.canceled(); err != nil {
 		return nil, err
 	}
-	h := ns.m.horizon()
-	pt := &noisyPoint{T: T, tippedAt: make([]int, ns.reps)}
 	nm, err := newNoisyMap(&Model{System: ns.m.System, Period: T}, from, ns.m.Servers, ns.rare)
 	if err != nil {
 		return nil, err
 	}
-	if nm == nil {
-		for i := range pt.tippedAt {
-			pt.tippedAt[i] = 1
-		}
-		pt.watched = ns.reps
-		return pt, nil
+	pt := &noisyPoint{T: T, nm: nm}
+	if nm != nil {
+		ns.evals += nm.evals
+		pt.from = nm.x
 	}
-	ns.evals += nm.evals
-	pt.from = nm.x
-	watched := make([]int, ns.reps)
-	evals := make([]int, ns.reps)
-	err = parallel.For(ns.reps, ns.workers, nil, func(i int) error {
+	ns.pts = append(ns.pts, pt)
+	return pt, nil
+}
+
+// extend runs the point's runs up to runs (at most ns.reps), each until
+// it tips or reaches the horizon.
+func (ns *noisySearch) extend(pt *noisyPoint, runs int) error {
+	runs = min(runs, ns.reps)
+	n0 := len(pt.tippedAt)
+	if runs <= n0 {
+		return nil
+	}
+	first := ns.runs // the search's run number of the first new run
+	ns.runs += runs - n0
+	if pt.nm == nil {
+		for range runs - n0 {
+			pt.tippedAt = append(pt.tippedAt, 1)
+			pt.watched++
+		}
+		return nil
+	}
+	h := ns.m.horizon()
+	at := make([]int, runs-n0)
+	watched := make([]int, runs-n0)
+	evals := make([]int, runs-n0)
+	err := parallel.For(runs-n0, ns.workers, nil, func(i int) error {
 		if err := ns.set.canceled(); err != nil {
 			return err
 		}
-		rng := rand.New(rand.NewPCG(ns.seed, uint64(i)))
+		rng := rand.New(rand.NewPCG(ns.seed, uint64(first+i)))
 		var err error
-		pt.tippedAt[i], watched[i], evals[i], err = nm.run(rng, h)
+		at[i], watched[i], evals[i], err = pt.nm.run(rng, h)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	pt.tippedAt = append(pt.tippedAt, at...)
 	for i := range watched {
 		pt.watched += watched[i]
 		ns.evals += evals[i]
 	}
-	return pt, nil
+	return nil
 }
 
 // curve is the tipping curve of the points computed, in increasing T,
@@ -307,21 +371,17 @@ func (ns *noisySearch) curve() []CurvePoint {
 	out := make([]CurvePoint, len(ns.pts))
 	scale := (1 - ns.m.Load) * (1 - ns.m.Load)
 	raw := make([]float64, len(ns.pts))
+	wts := make([]float64, len(ns.pts))
 	for j, pt := range ns.pts {
-		tipped := 0
-		for _, at := range pt.tippedAt {
-			if at > 0 {
-				tipped++
-			}
-		}
-		raw[j] = float64(tipped) / float64(ns.reps)
+		tipped, runs := pt.tipped(), len(pt.tippedAt)
+		raw[j], wts[j] = float64(tipped)/float64(runs), float64(runs)
 		mt := math.Inf(1)
 		if tipped > 0 {
 			mt = float64(pt.watched) / float64(tipped)
 		}
-		out[j] = CurvePoint{Period: pt.T, Scaled: pt.T * scale, Raw: raw[j], Runs: ns.reps, MeanTime: mt}
+		out[j] = CurvePoint{Period: pt.T, Scaled: pt.T * scale, Raw: raw[j], Runs: runs, MeanTime: mt}
 	}
-	for j, v := range antitonic(raw) {
+	for j, v := range antitonicWeighted(raw, wts) {
 		out[j].Probability = v
 	}
 	return out
@@ -330,35 +390,86 @@ func (ns *noisySearch) curve() []CurvePoint {
 // antitonic is the non-increasing least-squares fit to y with equal
 // weights (pool adjacent violators).
 func antitonic(y []float64) []float64 {
+	w := make([]float64, len(y))
+	for i := range w {
+		w[i] = 1
+	}
+	return antitonicWeighted(y, w)
+}
+
+// antitonicWeighted is the non-increasing weighted least-squares fit to y
+// with weights w > 0 (pool adjacent violators): with y the fractions
+// tipped and w the runs, the maximum-likelihood non-increasing curve.
+func antitonicWeighted(y, w []float64) []float64 {
 	type block struct {
-		sum float64
-		n   int
+		sum, w float64
+		n      int
 	}
 	var bs []block
-	for _, v := range y {
-		bs = append(bs, block{v, 1})
+	for i, v := range y {
+		bs = append(bs, block{v * w[i], w[i], 1})
 		for len(bs) > 1 {
 			a, b := bs[len(bs)-2], bs[len(bs)-1]
-			if a.sum/float64(a.n) >= b.sum/float64(b.n) {
+			if a.sum/a.w >= b.sum/b.w {
 				break
 			}
-			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
+			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.w + b.w, a.n + b.n})
 		}
 	}
 	out := make([]float64, 0, len(y))
 	for _, b := range bs {
 		for range b.n {
-			out = append(out, b.sum/float64(b.n))
+			out = append(out, b.sum/b.w)
 		}
 	}
 	return out
 }
 
+// Layout and precision of the noisy-map search (noisyEdge).
+const (
+	// noisyBatch is the number of runs a period near the ½-point gets at
+	// a time; noisyScanBatch the runs of a scan period, enough to tell a
+	// tipping probability near 1 from one below ½ (with 4 runs, a period
+	// at probability 0.8 passes for one below ½ — 1 tip or none — three
+	// times in 100, and the bisections and the fit recover from it).
+	noisyBatch     = 8
+	noisyScanBatch = 8
+	// noisyPrecision is the standard error of the ½-point, relative to
+	// its shift T*(N) − T*, at which the search stops adding runs: a
+	// tolerance of 25% on the shift is then more than four standard
+	// errors wide. (The search of 48 runs at every period it used before
+	// reached about 8%: the simulated shifts it is checked against carry
+	// 15–25%.)
+	noisyPrecision = 0.08
+	// noisyCentral is the fewest runs at periods near the ½-point (logit
+	// within ±2 on the fit) before the fit's standard error is trusted:
+	// with fewer, a steep fit through nearly separated runs claims a
+	// precision it does not have.
+	noisyCentral = 48
+	// noisyBudget bounds the runs of one search, in multiples of the
+	// most runs at one period (FiniteSettings.Reps).
+	noisyBudget = 6
+)
+
 // noisyEdge computes the finite-N edge of model i by the noisy map, from
-// the N = ∞ edge inf: the periods T*·(1 + noisyFirst·noisyGrowth^j) until
-// at most a tenth of the runs tip at two in a row, then noisyRefine bisections of the bracket
-// where the monotone curve falls through ½, and linear interpolation of
-// the curve across it.
+// the N = ∞ edge inf, in three stages, each period's runs in batches of
+// noisyBatch:
+//
+//   - the scan: the periods T*·(1 + noisyFirst·noisyGrowth^j),
+//     noisyScanBatch runs each, up to the first at which fewer than half
+//     the runs tip;
+//   - noisyRefine bisections of the bracket where the monotone curve
+//     (isotonic fit) falls through ½, one batch each;
+//   - batches at the ½-point of the logistic fit of every run (its
+//     maximum-likelihood probit-type fit, P(T) = 1/(1 + e^{−a−b·T}),
+//     over all the periods), on the period nearest it or on a new one
+//     there, until the standard error of the ½-point (from the fit's
+//     information matrix) is below noisyPrecision of the shift, or the
+//     runs reach noisyBudget·Reps.
+//
+// The edge is the logistic fit's ½-point, kept inside the monotone
+// curve's bracket (if the fit fails — the runs separate perfectly — the
+// linear interpolation of the monotone curve across its bracket).
 func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeResult) (*FiniteEdgeResult, error) {
 	start := time.Now()
 	ns := &noisySearch{m: m, set: set, reps: fs.reps(), rare: fs.rareServers(), seed: fs.Seed, workers: set.Workers}
@@ -369,9 +480,9 @@ func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeR
 	if inf.Status != outcome.EdgeFound {
 		t0 = set.Floor / scale
 	}
+	batch := min(noisyBatch, ns.reps)
 	from := inf.board
-	quiet := 0
-	for j := 0; quiet < 2; j++ {
+	for j := 0; ; j++ {
 		T := t0 * (1 + noisyFirst*math.Pow(noisyGrowth, float64(j)))
 		if inf.Status != outcome.EdgeFound && j == 0 {
 			T = t0
@@ -379,24 +490,18 @@ func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeR
 		if T > finiteReach*t0 {
 			break
 		}
-		pt, err := ns.at(T, from)
+		pt, err := ns.point(T, from)
 		if err != nil {
 			return nil, err
 		}
 		if pt.from != nil {
 			from = pt.from
 		}
-		ns.pts = append(ns.pts, *pt)
-		tipped := 0
-		for _, at := range pt.tippedAt {
-			if at > 0 {
-				tipped++
-			}
+		if err := ns.extend(pt, min(noisyScanBatch, ns.reps)); err != nil {
+			return nil, err
 		}
-		if tipped <= ns.reps/10 {
-			quiet++
-		} else {
-			quiet = 0
+		if 2*pt.tipped() < len(pt.tippedAt) {
+			break
 		}
 	}
 	// With an N = ∞ edge every farm tips at T* (its balanced state ends
@@ -407,6 +512,17 @@ func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeR
 			cv = append([]CurvePoint{{Period: t0, Scaled: t0 * scale, Probability: 1, Raw: 1}}, cv...)
 		}
 		return cv
+	}
+	// startNear is the balanced board of the computed period nearest
+	// below T (the N = ∞ edge's below them all).
+	startNear := func(T float64) []float64 {
+		b := inf.board
+		for _, pt := range ns.pts {
+			if pt.T <= T && pt.from != nil {
+				b = pt.from
+			}
+		}
+		return b
 	}
 	cv := based()
 	switch {
@@ -421,24 +537,41 @@ func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeR
 		for range noisyRefine {
 			g := halfIndex(cv)
 			mid := 0.5 * (cv[g-1].Period + cv[g].Period)
-			start := inf.board
-			for _, pt := range ns.pts {
-				if pt.T <= mid && pt.from != nil {
-					start = pt.from
-				}
-			}
-			pt, err := ns.at(mid, start)
+			pt, err := ns.point(mid, startNear(mid))
 			if err != nil {
 				return nil, err
 			}
-			ns.pts = append(ns.pts, *pt)
+			if err := ns.extend(pt, batch); err != nil {
+				return nil, err
+			}
+			cv = based()
+		}
+		var fit logisticFit
+		for {
+			fit = ns.fit(t0)
+			if fit.ok && fit.se <= noisyPrecision*(fit.half-t0) && ns.central(fit, t0) >= noisyCentral || ns.runs >= noisyBudget*ns.reps {
+				break
+			}
+			var err error
+			if fit.ok {
+				err = ns.addNear(fit.half, fit, batch, startNear)
+			} else {
+				err = ns.addBracket(cv, batch, startNear)
+			}
+			if err != nil {
+				return nil, err
+			}
 			cv = based()
 		}
 		g := halfIndex(cv)
 		lo, hi := cv[g-1], cv[g]
 		res.Status = outcome.EdgeFound
 		res.Lo, res.Hi = lo.Period, hi.Period
-		res.Period = lo.Period + (hi.Period-lo.Period)*(lo.Probability-0.5)/(lo.Probability-hi.Probability)
+		res.Period = interpolateHalf(lo, hi)
+		if fit.ok {
+			res.Period = math.Min(math.Max(fit.half, lo.Period), hi.Period)
+			res.Error = fit.se
+		}
 	}
 	if inf.Status == outcome.EdgeFound {
 		cv = cv[1:] // the curve reports the periods run
@@ -449,6 +582,165 @@ func noisyEdge(m *FiniteModel, set *EdgeSettings, fs *FiniteSettings, inf *EdgeR
 	res.Scaled = res.Period * scale
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// interpolateHalf is where the straight line between two points of the
+// monotone curve (lo at or above ½, hi below) crosses ½.
+func interpolateHalf(lo, hi CurvePoint) float64 {
+	return lo.Period + (hi.Period-lo.Period)*(lo.Probability-0.5)/(lo.Probability-hi.Probability)
+}
+
+// addNear adds a batch of runs at the period T: to the computed period
+// nearest it if that lies within a quarter of the fit's scale 1/|b| (the
+// fit's information about the ½-point is then within 2% of its most) and
+// has room for them, else to a new period at T.
+func (ns *noisySearch) addNear(T float64, fit logisticFit, batch int, startNear func(float64) []float64) error {
+	var near *noisyPoint
+	for _, pt := range ns.pts {
+		if len(pt.tippedAt)+batch > ns.reps {
+			continue
+		}
+		if near == nil || math.Abs(pt.T-T) < math.Abs(near.T-T) {
+			near = pt
+		}
+	}
+	if near == nil || math.Abs(near.T-T)*math.Abs(fit.b) > 0.5 {
+		pt, err := ns.point(T, startNear(T))
+		if err != nil {
+			return err
+		}
+		near = pt
+	}
+	return ns.extend(near, len(near.tippedAt)+batch)
+}
+
+// central is the number of runs at periods where the fit's logit is
+// within ±2 (probability 0.12 to 0.88): those that carry its information
+// about the ½-point.
+func (ns *noisySearch) central(fit logisticFit, t0 float64) int {
+	n := 0
+	for _, pt := range ns.pts {
+		if math.Abs(fit.a+fit.b*t0*(pt.T/t0-1)) <= 2 {
+			n += len(pt.tippedAt)
+		}
+	}
+	return n
+}
+
+// addBracket adds a batch of runs where the fit failed (the runs
+// separate, or one period holds them all): to the end of the monotone
+// curve's bracket of ½ with fewer runs (not the pinned point at T*),
+// or, if both are full, to a new period where the curve's straight line
+// crosses ½.
+func (ns *noisySearch) addBracket(cv []CurvePoint, batch int, startNear func(float64) []float64) error {
+	g := halfIndex(cv)
+	var best *noisyPoint
+	for _, c := range cv[g-1 : g+1] {
+		for _, pt := range ns.pts {
+			if pt.T == c.Period && len(pt.tippedAt)+batch <= ns.reps && (best == nil || len(pt.tippedAt) < len(best.tippedAt)) {
+				best = pt
+			}
+		}
+	}
+	if best == nil {
+		T := interpolateHalf(cv[g-1], cv[g])
+		pt, err := ns.point(T, startNear(T))
+		if err != nil {
+			return err
+		}
+		best = pt
+	}
+	return ns.extend(best, len(best.tippedAt)+batch)
+}
+
+// logisticFit is the maximum-likelihood fit P(T) = 1/(1 + e^{−a−b·x}),
+// x = T/t0 − 1, to the runs of every period: the ½-point half = t0·(1 −
+// a/b) and its standard error se (delta method on the inverse
+// information matrix). ok is false if the fit did not converge to a
+// falling curve (the runs separate, or too few periods).
+type logisticFit struct {
+	a, b     float64 // b in 1/T units: b_x/t0
+	half, se float64
+	ok       bool
+}
+
+// fit is the logistic fit of the runs computed (see logisticFit); the
+// point t0 (probability 1 there) is left out: it is not a run.
+func (ns *noisySearch) fit(t0 float64) logisticFit {
+	type obs struct{ x, n, y float64 }
+	var data []obs
+	for _, pt := range ns.pts {
+		if len(pt.tippedAt) == 0 {
+			continue
+		}
+		data = append(data, obs{pt.T/t0 - 1, float64(len(pt.tippedAt)), float64(pt.tipped())})
+	}
+	if len(data) < 2 {
+		return logisticFit{}
+	}
+	// Newton's method on the log-likelihood (concave), from a = 0 and the
+	// slope that falls by 1 over the periods' spread, with step halving.
+	loglik := func(a, b float64) float64 {
+		var l float64
+		for _, d := range data {
+			eta := a + b*d.x
+			// log σ(η) = −log(1 + e^{−η}), log(1 − σ(η)) = −log(1 + e^{η}).
+			l -= d.y*log1pExp(-eta) + (d.n-d.y)*log1pExp(eta)
+		}
+		return l
+	}
+	xlo, xhi := data[0].x, data[0].x
+	for _, d := range data {
+		xlo, xhi = math.Min(xlo, d.x), math.Max(xhi, d.x)
+	}
+	if !(xhi > xlo) {
+		return logisticFit{}
+	}
+	xm := 0.5 * (xlo + xhi)
+	b := -4 / (xhi - xlo)
+	a := -b * xm
+	l := loglik(a, b)
+	var h00, h01, h11 float64
+	for it := 0; ; it++ {
+		if it == 100 || math.Abs(b)*(xhi-xlo) > 1e4 {
+			return logisticFit{} // no maximum: the runs separate
+		}
+		var g0, g1 float64
+		h00, h01, h11 = 0, 0, 0
+		for _, d := range data {
+			p := 1 / (1 + math.Exp(-(a + b*d.x)))
+			r := d.y - d.n*p
+			w := d.n * p * (1 - p)
+			g0 += r
+			g1 += r * d.x
+			h00 += w
+			h01 += w * d.x
+			h11 += w * d.x * d.x
+		}
+		det := h00*h11 - h01*h01
+		if !(det > 0) {
+			return logisticFit{}
+		}
+		da, db := (h11*g0-h01*g1)/det, (h00*g1-h01*g0)/det
+		step := 1.0
+		for ; step > 1e-6; step /= 2 {
+			if nl := loglik(a+step*da, b+step*db); nl >= l {
+				a, b, l = a+step*da, b+step*db, nl
+				break
+			}
+		}
+		if step <= 1e-6 || math.Abs(step*da)+math.Abs(step*db)*(xhi-xlo) < 1e-10 {
+			break
+		}
+	}
+	det := h00*h11 - h01*h01
+	if !(b < 0) || !(det > 0) {
+		return logisticFit{}
+	}
+	// half = t0·(1 + x½), x½ = −a/b; ∇x½ = (−1/b, a/b²); Cov = H⁻¹.
+	ga, gb := -1/b, a/(b*b)
+	v := (h11*ga*ga - 2*h01*ga*gb + h00*gb*gb) / det
+	return logisticFit{a: a, b: b / t0, half: t0 * (1 - a/b), se: t0 * math.Sqrt(v), ok: true}
 }
 
 // halfIndex is the first index of the monotone curve whose probability is

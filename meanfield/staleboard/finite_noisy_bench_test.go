@@ -1,8 +1,12 @@
 package staleboard
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fluidlb/fluid/internal/cputime"
+	"github.com/fluidlb/fluid/outcome"
 )
 
 // BenchmarkNoisyPeriod is the noisy map's hot path: one refresh period
@@ -42,4 +46,39 @@ func BenchmarkNoisyPeriod(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkNoisyEdge is one finite-N edge by the noisy map (k = 5, λ =
+// 0.9, N = 100 and 800, the default horizon and runs, one worker) paired
+// with the N = ∞ edge of the same system, each iteration running both
+// (cputime.Pair): cpu-ns/op is the finite-N edge's CPU time (its own
+// N = ∞ edge included) and per-infinite its ratio to the N = ∞ edge's,
+// measured in the same run, so the ratio holds on a loaded machine.
+func BenchmarkNoisyEdge(b *testing.B) {
+	sys := System{K: 5, Load: 0.9}
+	for _, n := range []int{100, 800} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			evals := 0
+			var pair cputime.Pair
+			for b.Loop() {
+				pair.Run(func() {
+					s := &FiniteSettings{Method: NoisyMap, Seed: 1}
+					s.Workers = 1
+					r, err := FiniteEdge(&FiniteModel{System: sys, Servers: n}, s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					evals = r.Evaluations
+				}, func() {
+					if _, err := Edge(&sys, &EdgeSettings{Run: outcome.Run{Workers: 1}}); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			b.ReportMetric(float64(evals), "evals/op")
+			b.ReportMetric(float64(pair.CPU[0].Nanoseconds())/float64(pair.Runs), "cpu-ns/op")
+			b.ReportMetric(float64(pair.CPU[1].Nanoseconds())/float64(pair.Runs), "infinite-cpu-ns/op")
+			b.ReportMetric(float64(pair.CPU[0])/float64(pair.CPU[1]), "per-infinite")
+		})
+	}
 }

@@ -89,12 +89,14 @@ type windowSpace struct {
 	memo      []*boundaryWeights // boundary weights by pass
 
 	// fillBoundary's scratch.
-	freeKern             []float64 // the free kernel w_d at d + S
-	rowSuffix            []float64 // suffix terms of the boundary rows
-	ballotPMF, ballotCDF []float64 // the ballot law P(M = m), P(M ≤ m) of one (a, s); G and H of u
-	timeWeights          []float64 // W(a, s), the time integrals of a pass's (a, s)
-	binom                []float64 // one binomial law (a node's; the cloud's pass-V arrivals)
-	nodePois             []float64 // the Poisson terms at a quadrature node
+	freeKern               []float64 // the free kernel w_d at d + S
+	rowSuffix              []float64 // suffix terms of the boundary rows
+	ballotPMF, ballotCDF   []float64 // the ballot law P(M = m), P(M ≤ m) of one (a, s); G and H of u
+	timeWeights            []float64 // W(a, s), the time integrals of a pass's (a, s)
+	binom                  []float64 // one binomial law (a node's; the cloud's pass-V arrivals)
+	nodePois               []float64 // the Poisson terms at a quadrature node
+	ballotCDFs, ballotPMFs []float64 // the ballot laws of boundaryRows (ballotRows)
+	ballotN                int       // the services they hold, 0..ballotN−1
 
 	// The cloud's scratch (map_cloud.go).
 	flushPois, deathPois       []float64 // the Poisson terms of a flush and of a class's death law
@@ -309,6 +311,14 @@ func (m *Map) freeKernel(w *boundaryWeights) {
 // j ≤ a the queue ends at j iff max(q, M) = ρ = j − a + s: q = ρ and
 // M ≤ ρ, or q < ρ and M = ρ; for j > a it is q = ρ (M ≤ s < ρ). The
 // second case is a suffix sum over q, accumulated in ws.rowSuffix.
+//
+// Only the weights Binom(a)·Pois(s) depend on the pass (on the board,
+// through its length L and executed part τ); the ballot laws P(M ≤ ρ),
+// P(M = ρ) of each (a, s) at the ρ the rows use depend on k alone, and
+// come from the map's table (ballotRows), computed once, laid out so that
+// each (a, j) is a run over s. Each entry of a row receives one term per
+// a, in increasing a, as when the laws were computed afresh: the rows are
+// the same to the last bit.
 func (m *Map) boundaryRows(w *boundaryWeights) {
 	k, S := m.K, w.S
 	ws := &m.ws
@@ -316,30 +326,49 @@ func (m *Map) boundaryRows(w *boundaryWeights) {
 	w.bw = bw
 	w.bnd = grow(w.bnd, (k+1)*bw)
 	ws.rowSuffix = grow(ws.rowSuffix, (k+1)*bw)
-	ws.ballotPMF = grow(ws.ballotPMF, S+1)
-	ws.ballotCDF = grow(ws.ballotCDF, S+1)
-	bnd, suf, gg, cg := w.bnd, ws.rowSuffix, ws.ballotPMF, ws.ballotCDF
+	bnd, suf := w.bnd, ws.rowSuffix
+	cdfT, pmfT, n := m.ballotRows(S)
+	pois := w.pois
 	for a, ba := range w.binom {
 		if ba == 0 {
 			continue
 		}
-		for s, ps := range w.pois {
-			c := ba * ps
-			if c == 0 {
+		for j := 0; j <= k; j++ {
+			// ρ = j − a + s ≥ 0: s from max(0, a − j).
+			s0 := max(0, a-j)
+			if s0 > S {
 				continue
 			}
-			m0 := max(0, s-a)
-			ballotLaw(gg, cg, a, s)
-			for j := 0; j <= k; j++ {
-				rho := j - a + s
-				switch {
-				case rho < 0:
-				case j > a:
-					bnd[j*bw+rho] += c
-				case rho >= m0:
-					bnd[j*bw+rho] += c * cg[rho]
-					suf[j*bw+rho] += c * gg[rho]
+			off := j*bw + j - a // bnd index of (j, ρ) is off + s
+			if j > a {
+				row := bnd[off+s0 : off+S+1]
+				for i, ps := range pois[s0:] {
+					row[i] += ba * ps
 				}
+				continue
+			}
+			if cdfT == nil {
+				for s := s0; s <= S; s++ {
+					c := ba * pois[s]
+					if c == 0 {
+						continue
+					}
+					ws.ballotPMF = grow(ws.ballotPMF, S+1)
+					ws.ballotCDF = grow(ws.ballotCDF, S+1)
+					ballotLaw(ws.ballotPMF, ws.ballotCDF, a, s)
+					bnd[off+s] += c * ws.ballotCDF[s+j-a]
+					suf[off+s] += c * ws.ballotPMF[s+j-a]
+				}
+				continue
+			}
+			// ρ ≥ s − a here, so ρ ≥ 0 is ρ ≥ max(0, s − a).
+			base := (a*(k+1) + j) * n
+			cdf, pmf := cdfT[base+s0:base+S+1], pmfT[base+s0:base+S+1]
+			brow, srow := bnd[off+s0:off+S+1], suf[off+s0:off+S+1]
+			for i, ps := range pois[s0:] {
+				c := ba * ps
+				brow[i] += c * cdf[i]
+				srow[i] += c * pmf[i]
 			}
 		}
 	}
@@ -351,6 +380,42 @@ func (m *Map) boundaryRows(w *boundaryWeights) {
 			acc += sr[q]
 		}
 	}
+}
+
+// ballotTableFloats bounds the map's table of ballot laws (ballotRows):
+// beyond it boundaryRows computes each law afresh.
+const ballotTableFloats = 1 << 20
+
+// ballotRows returns the tables of the ballot laws boundaryRows uses, for
+// a = 0..k arrivals and s = 0..n−1 services (n > S, grown if needed; nil
+// if they would exceed ballotTableFloats): at (a·(k+1) + j)·n + s,
+// P(M ≤ j − a + s) and P(M = j − a + s) for j = 0..a (0 where
+// j − a + s < 0 and for j > a).
+func (m *Map) ballotRows(S int) (cdfT, pmfT []float64, n int) {
+	k := m.K
+	ws := &m.ws
+	if ws.ballotCDFs != nil && S < ws.ballotN {
+		return ws.ballotCDFs, ws.ballotPMFs, ws.ballotN
+	}
+	n = max(S+1, 2*ws.ballotN)
+	if 2*(k+1)*(k+1)*n > ballotTableFloats {
+		return nil, nil, 0
+	}
+	cdfT, pmfT = make([]float64, (k+1)*(k+1)*n), make([]float64, (k+1)*(k+1)*n)
+	pmf, cdf := make([]float64, n), make([]float64, n)
+	for a := 0; a <= k; a++ {
+		for s := 0; s < n; s++ {
+			ballotLaw(pmf, cdf, a, s)
+			for j := 0; j <= a; j++ {
+				if rho := j - a + s; rho >= 0 {
+					i := (a*(k+1)+j)*n + s
+					cdfT[i], pmfT[i] = cdf[rho], pmf[rho]
+				}
+			}
+		}
+	}
+	ws.ballotCDFs, ws.ballotPMFs, ws.ballotN = cdfT, pmfT, n
+	return cdfT, pmfT, n
 }
 
 // ballotLaw fills pmf[m] = P(M = m) and cdf[m] = P(M ≤ m), m = max(0,
