@@ -168,6 +168,13 @@ var declared = []Quantity{
 	{"below_periods", "periods to tip", "refresh periods", Count, "refresh periods until the board mean doubled"},
 	{"below_sojourn", "herd's mean time in system", unitTime, Sojourn, "mean time in system of the herd below the edge"},
 	{"evaluations", "evaluations", "", Count, "map evaluations"},
+	{"part_servers", "servers per part", "servers", Count, "servers of the map's farm at finite N: N/k for partitioned dispatchers, N otherwise"},
+	{"sojourn_refined", "refined mean time in system", unitTime, Sojourn, "the balanced state's mean time in system at N servers to order 1/N (the refined mean)"},
+	{"sojourn_coef", "1/N coefficient", unitTime, Real, "c of the refined mean time in system S* + c/N"},
+	{"step_error", "finite-difference error", unitTime, Real, "change of sojourn_coef when the second differences' steps are halved"},
+	{"board_mean_refined", "refined mean board", unitJobs, NonNegative, "the balanced state's mean board at N servers to order 1/N"},
+	{"border_gap", "border gap", unitTime, NonNegative, "distance from T of the nearest pass boundary at the balanced fixed point"},
+	{"border_spread", "border spread", unitTime, NonNegative, "standard deviation at N servers of the cut between the pass in progress and the next"},
 
 	// Policies on a board and the crossing of two policies' curves.
 	{"averaged", "periods averaged", "refresh periods", Count, "refresh periods a board policy's values are averaged over (1 for a fixed point)"},
