@@ -168,11 +168,19 @@ func mapAttractor(mp *staleboard.Map, m *staleboard.Model, p []float64, o *mapOp
 		if err != nil {
 			return nil, nil, err
 		}
-		rep.Branch = ptr(r.Pass)
+		if m.Choices == 0 { // best of d has no passes
+			rep.Branch = ptr(r.Pass)
+		}
 		rep.Leading = ptr(complexOf(sp.Leading))
 		rep.Radius = ptr(sp.Radius)
 	}
 	return att, rep, nil
+}
+
+// bestdNote says what the best-of-d map is, with tallies (true) or without.
+var bestdNote = map[bool]string{
+	true:  " (best of D by board + own tally; the regular-superposition approximation)",
+	false: " (best of D on the board alone; exact at N → ∞)",
 }
 
 func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult, tally staleboard.Tally, o *mapOptions) error {
@@ -183,6 +191,9 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 		tallyNote = " with a shared tally (the k = 1 map)"
 	case staleboard.Partitioned:
 		tallyNote = " partitioned (each part is the k = 1 map)"
+	}
+	if strings.HasPrefix(rep.Policy, "tally-jsqd") || strings.HasPrefix(rep.Policy, "board-jsqd") {
+		tallyNote = ", " + rep.Policy + bestdNote[strings.HasPrefix(rep.Policy, "tally")]
 	}
 	serverNote := ""
 	if rep.Sizes != "" && rep.Sizes != "exp" {
@@ -208,6 +219,8 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	}
 	if rep.Branch != nil {
 		fmt.Fprintf(tw, "branch (pass at T)\t%d\n", *rep.Branch)
+	}
+	if rep.Leading != nil {
 		fmt.Fprintf(tw, "leading eigenvalue\t%s (spectral radius %.4g)\n", fmtComplex(*rep.Leading), *rep.Radius)
 	}
 	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)

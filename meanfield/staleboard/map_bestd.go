@@ -2,6 +2,8 @@ package staleboard
 
 import (
 	"math"
+
+	"github.com/fluidlb/fluid/internal/param"
 )
 
 // The best-of-d evolution of a period (System.Choices = d ≥ 1). Each
@@ -125,4 +127,16 @@ func growTo(buf *[]float64, n int) []float64 {
 		*buf = make([]float64, n)
 	}
 	return (*buf)[:n]
+}
+
+// checkEdgeChoices refuses best of d for the edge: the edge solver follows
+// the least-board map's balanced branches to the border collision where a
+// pass boundary reaches T, and best of d has no passes; its balanced state
+// and herd over T are found by iterating the map from a balanced and a
+// half-loaded start (Attractor).
+func (s *System) checkEdgeChoices() error {
+	if s.Choices == 0 {
+		return nil
+	}
+	return param.Errorf("Choices", "best of %d: the edge is solved as the border collision of the least-board map's passes, and best of d has none; iterate the map (Attractor) from a balanced and a half-loaded start over T instead", s.Choices)
 }

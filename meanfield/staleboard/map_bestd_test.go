@@ -76,3 +76,42 @@ func TestBoardBestdPublished(t *testing.T) {
 		t.Errorf("the two starts settle apart: %v", got)
 	}
 }
+
+// TestTickAgainstPass checks a tick of the tally evolution (a arrivals at
+// iid uniform times, Poisson services) against one whole pass of the
+// least-board map with a dispatchers, which is the same transition
+// computed by the interleaving recursion of pass.go: the same law and the
+// same time integral, to rounding (1e-12; both sum a few hundred terms).
+func TestTickAgainstPass(t *testing.T) {
+	h := 5.5
+	var ts tallySpace
+	ts.setup(h, 1e-17)
+	for a := 0; a <= 6; a++ {
+		for _, x := range [][]float64{{1}, {0, 0, 0.5, 0.5}, {0.1, 0.2, 0.3, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.3}} {
+			got, gi := ts.applyTick(nil, x, 0, a, 1)
+			ref := newMap(max(a, 1), 0.9, 100)
+			var want []float64
+			var wi float64
+			if a == 0 {
+				// No arrivals: each level dies on its own for h.
+				for q, v := range x {
+					if v == 0 {
+						continue
+					}
+					var in float64
+					want, in = addDeath(want, new([]float64), v, q, h)
+					wi += in
+				}
+			} else {
+				want, wi, _ = ref.pass(x, h, h)
+			}
+			var worst float64
+			for q := range max(len(got), len(want)) {
+				worst = math.Max(worst, math.Abs(entry(got, q)-entry(want, q)))
+			}
+			if worst > 1e-12 || math.Abs(gi-wi) > 1e-12*math.Max(1, wi) {
+				t.Errorf("a=%d x=%v: law off by %.3g, integral %.15g want %.15g", a, x[:min(len(x), 4)], worst, gi, wi)
+			}
+		}
+	}
+}
