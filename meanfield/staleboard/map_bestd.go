@@ -67,17 +67,23 @@ type bestdMap struct {
 // which best of d sends to a level whose survival is a, the next c, per
 // unit of the arrival rate and of the level's mass.
 func choiceRate(a, c float64, d int) float64 {
-	var s, pa float64 = 0, 1
-	pc := math.Pow(c, float64(d-1))
-	if c == 0 {
-		return math.Pow(a, float64(d-1))
+	// a ≥ c ≥ 0 (survivals): a^{d−1}·Σ_{i<d} (c/a)^i, every term ≤ 1.
+	if d == 1 {
+		return 1
 	}
-	r := a / c
+	if a <= 0 {
+		return 0
+	}
+	r := math.Min(c/a, 1)
+	var s, pr float64 = 0, 1
 	for range d {
-		s += pa * pc
-		pa *= r
+		s += pr
+		pr *= r
+		if pr < 1e-300 {
+			break
+		}
 	}
-	return s
+	return math.Pow(a, float64(d-1)) * s
 }
 
 // applyBestd evaluates Φ_T(p) for best of d (p checked, top its last

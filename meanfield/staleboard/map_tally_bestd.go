@@ -17,6 +17,10 @@ import (
 // the mean time in system by less than 1e-6, TestTallyBestdSteps).
 const tallyODEStep = 0.5
 
+// tallyODERate bounds h·ν on the fastest rate d·λ/k (large d, few
+// dispatchers): RK4 is stable to h·ν ≈ 2.8 and accurate far below it.
+const tallyODERate = 0.25
+
 // tallyTiny is the mass below which a tally or count window's end is cut.
 const tallyTiny = 1e-30
 
@@ -192,7 +196,8 @@ func (m *Map) applyTallyBestd(p []float64, top int, mass float64, res *MapResult
 	nt := max(1, int(math.Ceil(T*lam/k)))
 	h := T / float64(nt)
 	ts.setup(h, m.poissonTol())
-	nsub := max(1, int(math.Ceil(h/tallyODEStep)))
+	step := math.Min(tallyODEStep, tallyODERate/(float64(d)*lam/k))
+	nsub := max(1, int(math.Ceil(h/step)))
 	dt := h / float64(nsub)
 
 	// Perceived law P on 0..V−1 and each class's tally law.

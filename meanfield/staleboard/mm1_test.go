@@ -122,3 +122,24 @@ func entry2(v []float64, i int) float64 {
 	}
 	return v[i]
 }
+
+// TestChoiceRate checks the factorised best-of-d rate against
+// (a^d − c^d)/(a − c) where that is well conditioned, and that it stays
+// finite where a power underflows (d = 60, tiny survivals).
+func TestChoiceRate(t *testing.T) {
+	for _, c := range []struct {
+		a, c float64
+		d    int
+	}{{1, 0.5, 2}, {0.9, 0.3, 3}, {0.7, 0.1, 10}, {1, 0, 5}} {
+		want := (math.Pow(c.a, float64(c.d)) - math.Pow(c.c, float64(c.d))) / (c.a - c.c)
+		if got := choiceRate(c.a, c.c, c.d); math.Abs(got-want) > 1e-14*want {
+			t.Errorf("choiceRate(%v, %v, %d) = %v, want %v", c.a, c.c, c.d, got, want)
+		}
+	}
+	if got := choiceRate(1e-10, 1e-12, 60); math.IsNaN(got) || math.IsInf(got, 0) || got < 0 {
+		t.Errorf("choiceRate at underflow: %v", got)
+	}
+	if got := choiceRate(0.5, 0.5, 4); math.Abs(got-4*0.125) > 1e-15 {
+		t.Errorf("choiceRate(a, a, 4) = %v, want 4a³", got)
+	}
+}
