@@ -59,11 +59,11 @@ var bestdPolicies = []struct {
 // simulates best of two with a tally at N = 100 at a few T.
 //
 // Progress units: 65,536 simulated arrivals; a map point of best of two
-// with a tally weighs 2,000 at T ≥ 1,000 (its herd: 40 periods of about
+// with a tally weighs 1,200 at T ≥ 1,000 (its herd: 25 periods of about
 // 6 s of CPU at T = 2,000), 100 below, and 50 for the other two.
 func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 	const k, load, n = 5, 0.9, 100
-	periods := []float64{30, 60, 100, 200, 400, 700, 1100, 2000, 3000}
+	periods := []float64{30, 60, 100, 200, 400, 700, 1100, 2000}
 	simT := []float64{100, 400, 2000}
 	simPeriods := 12
 	if quick {
@@ -77,7 +77,7 @@ func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 			return 50
 		}
 		if T >= 1000 {
-			return 2000
+			return 1200
 		}
 		return 100
 	}
@@ -131,13 +131,13 @@ func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 
 // mapBestd is the mean time in system of the system's map at period T
 // from the empty and the half-loaded start (the attractor's, or the mean
-// of the last periods iterated when it has not settled within 40 periods
+// of the last periods iterated when it has not settled within 25 periods
 // to 1e-7: best of two with a tally costs seconds a period in the herd).
 func mapBestd(sys staleboard.System, T float64) (BistabilityPoint, error) {
 	m := &staleboard.Model{System: sys, Period: T}
 	set := &staleboard.AttractorSettings{Tol: 1e-7, MaxIter: 400}
 	if sys.Choices > 0 {
-		set.MaxIter = 40
+		set.MaxIter = 25
 	}
 	bal, err := staleboard.Attractor(m, set)
 	if err != nil {

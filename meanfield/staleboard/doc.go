@@ -112,10 +112,13 @@
 // ms at T = 2,000 (BenchmarkMapBestd). It reproduces package bestofd's
 // periodic board to 7 digits and the published 343 at T = 2,000 (343.05;
 // the simulator at N = 100 gives 347.9 ± 0.5, at N = 1,600 the map's
-// board mean at T = 100 is within 0.1% of it). Its only attractor from
-// both starts is one fixed point, at every T tried (30 to 3,000): no
-// herd, no bistability, no edge — the mean time in system grows like
-// 0.17·T because the board's spread is never corrected within a period.
+// board mean at T = 100 is within 0.1% of it, at T = 2,000 and N = 400
+// 360.7 ± 3.8 against the map's 359.9). From the empty and the
+// half-loaded start it settles on the same fixed point (T = 1,000, 2,000,
+// 3,000): no herd to coexist with, no bistability, no edge — the mean
+// time in system grows like 0.17·T because the board's spread is never
+// corrected within a period. Best of three is worse there, not better:
+// 731 at T = 2,000, approached slowly (eigenvalue modulus 0.94).
 //
 // With tallies each dispatcher's perceived law moves as the pure-arrival
 // best-of-d fluid dS(v)/ds = (λ/k)·[S(v−1)^d − S(v)^d] from the board, and
@@ -145,7 +148,8 @@
 // 0.06 at T = 2,000 (13% low) and 7.30 against 8.90 ± 0.09 at T = 400
 // (18% low); the herd from a half-loaded start at T = 2,000 settles near
 // 330 against 337 ± 2 at N = 100 (2% low; the herd's level is set by its
-// groups' drift, not by the arrivals' noise), and at T = 100, where the
+// groups' drift, not by the arrivals' noise); best of three balanced at
+// T = 2,000 is 6.01 against 6.43 ± 0.06 (7% low); and at T = 100, where the
 // farm never balances, about 19–20 against 20.2 ± 0.15. So it answers the
 // question of states — best of two with a tally is bistable at T = 2,000,
 // a balanced state near 6 beside a herd near 0.17·T, where the least-board
