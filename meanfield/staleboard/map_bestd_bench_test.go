@@ -19,7 +19,9 @@ func bestdBoard(b *testing.B, sys System, T float64) []float64 {
 // bestdRows are the best-of-d cost targets (k = 5, λ = 0.9), each against
 // today's map (least board + own tally) at the same T: its balanced fixed
 // point at T = 400 (benchBoard) and its spread-start herd at T = 2,000
-// (herdBoard).
+// (herdBoard). Best of two with a tally steps every board class's tally
+// law and count window over the period: far above 10× (see the package
+// documentation's cost line).
 var bestdRows = []struct {
 	name string
 	sys  System
@@ -28,6 +30,7 @@ var bestdRows = []struct {
 }{
 	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard},
 	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, func(b *testing.B, m *Map) []float64 { return herdBoard(b, m, 2000, 20) }},
+	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard},
 }
 
 // BenchmarkMapBestd runs one best-of-d period at its fixed point and one
