@@ -173,12 +173,13 @@ func BestdFigure(d *BestdData) (*Figure, error) {
 		if err != nil {
 			return nil, err
 		}
+		l.Dashes = nil // solid: the empty start
 		lg.add("map "+c.Policy+", empty start", l)
 		h, err := addLine(p, i+1, ts, herd)
 		if err != nil {
 			return nil, err
 		}
-		h.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		h.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 		lg.add("map "+c.Policy+", half-loaded start", h)
 		if len(c.Sim) > 0 {
 			var st, sb, sbc, sh, shc []float64

@@ -146,15 +146,16 @@
 // arrival variability and the waiting: against the simulator (N = 1,600,
 // empty start) the balanced mean time in system is 5.97 against 6.86 ±
 // 0.06 at T = 2,000 (13% low) and 7.30 against 8.90 ± 0.09 at T = 400
-// (18% low); the herd from a half-loaded start at T = 2,000 settles near
-// 330 against 337 ± 2 at N = 100 (2% low; the herd's level is set by its
+// (18% low); the herd from a half-loaded start (B = 0.1·T, 25 periods)
+// is 70.8 and 332.4 at T = 400 and 2,000 against 73.7 ± 1.0 and 335.6 ±
+// 3.3 at N = 100 (4% and 1% low; the herd's level is set by its
 // groups' drift, not by the arrivals' noise); best of three balanced at
 // T = 2,000 is 6.01 against 6.43 ± 0.06 (7% low); and at T = 100, where the
 // farm never balances, about 19–20 against 20.2 ± 0.15. So it answers the
-// question of states — best of two with a tally is bistable at T = 2,000,
-// a balanced state near 6 beside a herd near 0.17·T, where the least-board
-// map has only its herd — and gives the balanced level to within a fifth,
-// from below. Cost: a period is 0.1–0.2 s at T = 400 and 2–4 s (balanced)
+// question of states — best of two with a tally is bistable from T = 400
+// on (not at T = 30 to 200), a balanced state near 6–7 beside a herd near
+// 0.17·T, the no-tally board's level, where the least-board map's herd is
+// 0.40·T — and gives the balanced level to within a fifth, from below. Cost: a period is 0.1–0.2 s at T = 400 and 2–4 s (balanced)
 // or 6 s (herd) at T = 2,000, CPU; the tally laws and the count windows of
 // every board class are stepped over the whole period.
 //
