@@ -151,6 +151,8 @@ var catalogue = map[string]entry{
 		func(s *Settings, m *meter) (*BistabilityData, error) {
 			return computeBistabilityData(s.Quick, s.Seed, m)
 		}, BistabilityFigure)},
+	"bestd": {"mean time in system against T for the least board, best of two with a tally and without (stale board)", figureOf("bestd",
+		func(s *Settings, m *meter) (*BestdData, error) { return computeBestdData(s.Quick, s.Seed, m) }, BestdFigure)},
 	"trapdoor": {"critical backlog b*/T against T: the trap door's size (stale board)", figureOf("trapdoor",
 		func(s *Settings, m *meter) (*TrapDoorData, error) { return computeTrapDoorData(s.Quick, s.Seed, m) }, TrapDoorFigure)},
 	"jiq-blocking": {"exact JIQ blocking over α₁ and λ", figureOf("jiq-blocking",

@@ -418,3 +418,26 @@ func TestTrapDoorFigure(t *testing.T) {
 		}
 	}
 }
+
+// The best-of-d figure draws from its data (synthetic here: the map
+// points cost minutes), and its data check refuses what the log axes
+// cannot show.
+func TestBestdFigure(t *testing.T) {
+	pt := []BistabilityPoint{{Period: 100, Balanced: 20, Herd: 20}, {Period: 2000, Balanced: 6, Herd: 330}}
+	d := &BestdData{K: 5, Load: 0.9, N: 100, Curves: []BestdCurve{
+		{Policy: "tally", Map: pt},
+		{Policy: "tally-jsqd:2", Map: pt, Sim: []BistabilityPoint{{Period: 2000, Balanced: 6.9, Herd: 337, BalancedCI: 0.1, HerdCI: 2}}},
+	}}
+	if err := d.check(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := BestdFigure(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "map tally-jsqd:2, half-loaded start", "simulation N = 100, tally-jsqd:2, empty start")
+	d.Curves[0].Map = []BistabilityPoint{{Period: 100, Balanced: 0, Herd: 1}}
+	if err := d.check(); err == nil {
+		t.Error("zero on a log axis accepted")
+	}
+}

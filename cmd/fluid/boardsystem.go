@@ -25,7 +25,7 @@ func (w *boardWords) flags(f interface {
 	StringVar(p *string, name, value, usage string)
 	Float64SliceVar(p *[]float64, name string, value []float64, usage string)
 }) {
-	f.StringVar(&w.policy, "policy", "tally", "the dispatchers' policy, in the simulator's words: tally (each adds its own sends: the k-dispatcher map), shared-tally or partitioned (both the k = 1 map); tally-jsqd:D and board-jsqd:D are refused (no map for best of d yet)")
+	f.StringVar(&w.policy, "policy", "tally", "the dispatchers' policy, in the simulator's words: tally (each adds its own sends: the k-dispatcher map), shared-tally or partitioned (both the k = 1 map), tally-jsqd:D (best of D by board + own tally: an approximation, see fluid help map) or board-jsqd:D (best of D on the board alone: exact)")
 	f.StringVar(&w.tally, "tally", "own", "older spelling of --policy: own (tally), shared (shared-tally) or partitioned")
 	f.StringVar(&w.sizes, "sizes", "exp", "job sizes: exp or h2:SCV (balanced-means hyperexponential, 1 < SCV ≤ 100)")
 	f.StringVar(&w.discipline, "discipline", "fcfs", "server discipline: fcfs or ps (processor sharing)")
@@ -36,7 +36,7 @@ func (w *boardWords) flags(f interface {
 // *param.Error names, so that run names the flag in a refusal.
 func (w *boardWords) declare(cmd *cobra.Command) {
 	declare(cmd,
-		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "tally", field: "Tally"},
+		flagRule{flag: "policy", field: "Policy"}, flagRule{flag: "policy", field: "Choices"}, flagRule{flag: "tally", field: "Tally"},
 		flagRule{flag: "sizes", field: "Sizes"}, flagRule{flag: "discipline", field: "Discipline"},
 		flagRule{flag: "alpha", field: "Alpha"},
 	)
@@ -70,10 +70,12 @@ func (w *boardWords) system(k int, load float64) (staleboard.System, farm.Policy
 			sys.Tally = staleboard.Shared
 		case farm.Partitioned:
 			sys.Tally = staleboard.Partitioned
-		case farm.TallyJSQd, farm.BoardJSQd:
-			return sys, pol, param.Errorf("Policy", "%v: the refresh-period map covers dispatchers that send to the least board value plus their tally; best of d has no map here yet (fluid sim --policy %v simulates it; fluid meanfield --policy board-jsqd:D is the no-tally board with one dispatcher up to T = 400)", pol, pol)
+		case farm.TallyJSQd:
+			sys.Tally, sys.Choices = staleboard.Own, pol.D
+		case farm.BoardJSQd:
+			sys.Tally, sys.Choices = staleboard.None, pol.D
 		default:
-			return sys, pol, param.Errorf("Policy", "%v is not a stale-board policy (want tally, shared-tally or partitioned)", pol)
+			return sys, pol, param.Errorf("Policy", "%v is not a stale-board policy (want tally, shared-tally, partitioned, tally-jsqd:D or board-jsqd:D)", pol)
 		}
 	}
 	sz, err := farm.ParseSizes(w.sizes)

@@ -89,6 +89,80 @@
 // and executed part) from one period to the next: a period allocates
 // nothing but the result Apply returns.
 //
+// # Best of d
+//
+// System.Choices = d ≥ 1 makes each dispatcher send each job to the lowest
+// of d uniformly sampled servers by its perceived level: the board value
+// plus its own tally on that server (Tally Own, the simulator's
+// tally-jsqd:D), or the board alone (Tally None, board-jsqd:D); ties at
+// random. At N → ∞ a job of a dispatcher goes to perceived level v with
+// probability S(v)^d − S(v+1)^d, S(v) the fraction of servers at
+// perceived level ≥ v, so a server at level v receives that dispatcher's
+// jobs at rate ν(v) = (λ/k)·Σ_{j<d} S(v)^j·S(v+1)^{d−1−j}.
+//
+// Without tallies the board is all any dispatcher sees for the whole
+// period: a server of board b receives a Poisson stream of constant rate
+// ρ_b = λ·[S(b)^d − S(b+1)^d]/p_b, and the map is the mixture over b of
+// the M/M/1 transients from b over T — exact at N → ∞, in closed form: in
+// terms of the free walk X = A − D (Skellam: arrivals Poisson(ρT) minus
+// services Poisson(T)), P(q(T) ≥ n) = P(X ≥ n − b) + ρ^n·P(X ≤ −n − b − 1)
+// for n ≥ 1, and the time integral of E[q] follows from the first two
+// moments at T (mm1.go). A class costs one Skellam window of about 30√T
+// terms (Miller's recurrence, stable toward the mode), a period about 20
+// ms at T = 2,000 (BenchmarkMapBestd). It reproduces package bestofd's
+// periodic board to 7 digits and the published 343 at T = 2,000 (343.05;
+// the simulator at N = 100 gives 347.9 ± 0.5, at N = 1,600 the map's
+// board mean at T = 100 is within 0.1% of it, at T = 2,000 and N = 400
+// 360.7 ± 3.8 against the map's 359.9). From the empty and the
+// half-loaded start it settles on the same fixed point (T = 1,000, 2,000,
+// 3,000): no herd to coexist with, no bistability, no edge — the mean
+// time in system grows like 0.17·T because the board's spread is never
+// corrected within a period. Best of three is worse there, not better:
+// 731 at T = 2,000, approached slowly (eigenvalue modulus 0.94).
+//
+// With tallies each dispatcher's perceived law moves as the pure-arrival
+// best-of-d fluid dS(v)/ds = (λ/k)·[S(v−1)^d − S(v)^d] from the board, and
+// dispatcher r's tally on a server of board b is a pure-birth process of
+// rate ν(b + t_r, s): given b, the k tallies are independent (propagation
+// of chaos), and each one's law is a 1-D forward equation at the common
+// rates (RK4, steps ≤ 0.5). The server's count is driven by their
+// superposition, whose rate depends on every t_r, so the exact server
+// state (q, t_1, …, t_k) is out of reach. The map keeps exactly the mean
+// of the superposition, C_b(s) = k·E[t(s) | b], and replaces its
+// fluctuations by the regularity of sends on one's own tally: on ticks of
+// length h ≈ k/λ (one round in which each dispatcher sends about one job
+// to each server, the least-board map's pass), the arrivals by tick j
+// are ⌊C_b(t_j)⌋ or ⌈C_b(t_j)⌉ — a rounding of the exact mean whose carry
+// follows a two-state Markov chain with P(carry) = frac C_b(t_j) (the
+// marginal of a rounding with a uniform phase) — at iid uniform times
+// within the tick; given a tick's count and its Poisson services the
+// reflection principle gives the end level, as for the least-board
+// passes (TestTickAgainstPass), and mass that cannot reach the floor
+// before T is pushed there at 24 checkpoints. What it neglects: the
+// superposed count's spread beyond that rounding (each tally's own
+// variance given b, and the k tallies' independence: the model's count
+// has variance at most 1/4 where k·Var t would be), and the count's
+// correlation with the tallies' deviations. It therefore understates the
+// arrival variability and the waiting: against the simulator (N = 1,600,
+// empty start) the balanced mean time in system is 5.97 against 6.86 ±
+// 0.06 at T = 2,000 (13% low) and 7.30 against 8.90 ± 0.09 at T = 400
+// (18% low); the herd from a half-loaded start (B = 0.1·T, 25 periods)
+// is 70.8 and 332.4 at T = 400 and 2,000 against 73.7 ± 1.0 and 335.6 ±
+// 3.3 at N = 100 (4% and 1% low; the herd's level is set by its
+// groups' drift, not by the arrivals' noise); best of three balanced at
+// T = 2,000 is 6.01 against 6.43 ± 0.06 (7% low); and at T = 100, where the
+// farm never balances, about 19–20 against 20.2 ± 0.15. So it answers the
+// question of states — best of two with a tally is bistable from T = 400
+// on (not at T = 30 to 200), a balanced state near 6–7 beside a herd near
+// 0.17·T, the no-tally board's level, where the least-board map's herd is
+// 0.40·T — and gives the balanced level to within a fifth, from below. Cost: a period is 0.1–0.2 s at T = 400 and 2–4 s (balanced)
+// or 6 s (herd) at T = 2,000, CPU; the tally laws and the count windows of
+// every board class are stepped over the whole period.
+//
+// The edge solver (Edge) follows the least-board map's passes and refuses
+// best of d, which has none; its states over T come from Attractor from
+// the two starts.
+//
 // # Fixed points, branches and the edge
 //
 // The balanced state is a fixed point p* = Φ_T(p*) reached from a balanced

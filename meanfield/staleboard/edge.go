@@ -169,6 +169,9 @@ func edgeSettings(sys *System, s *EdgeSettings) (*EdgeSettings, error) {
 	if err := sys.Validate(); err != nil {
 		return nil, err
 	}
+	if err := sys.checkEdgeChoices(); err != nil {
+		return nil, err
+	}
 	set := EdgeSettings{}
 	if s != nil {
 		set = *s

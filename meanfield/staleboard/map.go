@@ -50,6 +50,9 @@ type Map struct {
 	// shares are the dispatchers' unequal shares (share evolution,
 	// map_shares.go), nil for equal shares.
 	shares []float64
+	// bestd is the best-of-d evolution (map_bestd.go), nil for the least
+	// board value plus tally.
+	bestd *bestdMap
 
 	cache  map[passKey]*passWeights
 	gl     map[int][2][]float64 // Gauss–Legendre rules by size
@@ -107,6 +110,9 @@ func newModelMap(sys *System, T float64) *Map {
 	if sys.Sizes.Kind != farm.Exponential {
 		mp.server = newPhaseServer(sys.Sizes, sys.Discipline)
 	}
+	if sys.Choices > 0 {
+		mp.bestd = &bestdMap{d: sys.Choices, tally: sys.Tally == Own}
+	}
 	if sh := sys.shares(); sh != nil {
 		mp.shares = sh
 		if mp.server == nil {
@@ -131,6 +137,9 @@ func (m *Map) boardOnly() *Map {
 	f.reference = m.reference
 	f.server = m.server
 	f.shares = m.shares
+	if m.bestd != nil {
+		f.bestd = &bestdMap{d: m.bestd.d, tally: m.bestd.tally}
+	}
 	return f
 }
 
@@ -196,6 +205,10 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 // applyTo evaluates Φ_T(p) for a checked board (top its last non-zero
 // class, mass its total) into res.
 func (m *Map) applyTo(p []float64, top int, mass float64, res *MapResult) {
+	if m.bestd != nil {
+		m.applyBestd(p, top, mass, res)
+		return
+	}
 	if m.shares != nil {
 		m.applyShares(p, mass, res)
 		return

@@ -21,6 +21,9 @@ const (
 	// Partitioned: each dispatcher owns N/k servers with its own board and
 	// tally; each part is the model with k = 1.
 	Partitioned
+	// None: the dispatchers read the board alone, without tallies (best of
+	// d on the board, System.Choices ≥ 1: map_bestd.go).
+	None
 )
 
 func (t Tally) String() string {
@@ -31,6 +34,8 @@ func (t Tally) String() string {
 		return "shared"
 	case Partitioned:
 		return "partitioned"
+	case None:
+		return "none"
 	}
 	return fmt.Sprintf("tally(%d)", int(t))
 }
@@ -75,7 +80,16 @@ type System struct {
 	// equal shares given explicitly are the equal-share map, bit for bit.
 	// An array, not a slice, so that a System stays comparable.
 	Alpha [MaxShareDispatchers]float64
+	// Choices is d, the servers each dispatcher samples (best of d by
+	// board value plus what Tally adds: Own or None), 1..MaxChoices; 0
+	// (the default) means all of them, the least board value plus tally.
+	// Best of d takes exponential sizes and equal shares (map_bestd.go).
+	Choices int
 }
+
+// MaxChoices bounds System.Choices: a server's arrival rate is a sum of d
+// terms.
+const MaxChoices = 1000
 
 // shares returns the dispatchers' shares when they are unequal, nil for
 // equal shares.
@@ -106,8 +120,11 @@ func (s *System) Validate() error {
 	if !param.Finite(s.Load) || s.Load < MinLoad || s.Load >= 1 {
 		return param.Errorf("Load", "λ = %v, want %v ≤ λ < 1 (the board model needs a stable system; at lighter loads the busy servers, a fraction λ, weigh too little against the solvers' tolerance 1e-10 on the board for the mean time in system)", s.Load, MinLoad)
 	}
-	if s.Tally < Own || s.Tally > Partitioned {
+	if s.Tally < Own || s.Tally > None {
 		return param.Errorf("Tally", "unknown tally %d", int(s.Tally))
+	}
+	if err := s.checkChoices(); err != nil {
+		return err
 	}
 	if err := s.checkAlpha(); err != nil {
 		return err
@@ -157,10 +174,34 @@ func (s *System) checkAlpha() error {
 	return nil
 }
 
+// checkChoices checks best of d: d in range, with own tallies or none,
+// exponential sizes and equal shares (the map of map_bestd.go).
+func (s *System) checkChoices() error {
+	if s.Choices == 0 {
+		if s.Tally == None {
+			return param.Errorf("Tally", "no tally without best of d: the least board value alone sends every job to the lowest class; give Choices")
+		}
+		return nil
+	}
+	if s.Choices < 1 || s.Choices > MaxChoices {
+		return param.Errorf("Choices", "best of %d, want 1..%d", s.Choices, MaxChoices)
+	}
+	if s.Tally != Own && s.Tally != None {
+		return param.Errorf("Tally", "best of %d with a %v tally: the best-of-d map covers each dispatcher's own tally and no tally", s.Choices, s.Tally)
+	}
+	if s.Sizes.Kind != farm.Exponential {
+		return param.Errorf("Sizes", "best of %d with %v sizes: the best-of-d map follows a server's count only (exponential sizes); H2 sizes have the least-board map", s.Choices, s.Sizes)
+	}
+	if s.shares() != nil {
+		return param.Errorf("Alpha", "best of %d with unequal shares: the best-of-d map takes equal shares", s.Choices)
+	}
+	return nil
+}
+
 // exponential reports whether the system's servers are exponential (the
 // window evolution; the finite-N theory is built on it).
 func (s *System) exponential() bool {
-	return s.Sizes.Kind == farm.Exponential && s.shares() == nil
+	return s.Sizes.Kind == farm.Exponential && s.shares() == nil && s.Choices == 0
 }
 
 // checkExponential refuses a system the finite-N theory does not cover:
@@ -168,6 +209,9 @@ func (s *System) exponential() bool {
 // whose state is their count.
 func (s *System) checkExponential() error {
 	if !s.exponential() {
+		if s.Choices > 0 {
+			return param.Errorf("Choices", "best of %d: the finite-N theory (board noise, escape) is derived for the least board value plus tally; the N = ∞ best-of-d map and its attractors take it", s.Choices)
+		}
 		if s.shares() != nil {
 			return param.Errorf("Alpha", "unequal shares: the finite-N theory (board noise, escape) is derived for equal shares; the N = ∞ map, its fixed points and its edge take them")
 		}

@@ -1,0 +1,148 @@
+package staleboard
+
+import (
+	"math"
+
+	"github.com/fluidlb/fluid/internal/param"
+)
+
+// The best-of-d evolution of a period (System.Choices = d ≥ 1). Each
+// dispatcher sends each of its jobs to the lowest of d uniformly sampled
+// servers by its perceived level, the board value b plus its own tally on
+// that server (Tally Own), or the board alone (Tally None); ties at
+// random. At N → ∞, with S(v) the fraction of servers whose perceived
+// level is ≥ v, a job goes to perceived level v with probability
+// S(v)^d − S(v+1)^d, so a server at perceived level v receives a
+// dispatcher's jobs at rate
+//
+//	ν(v) = (λ/k)·[S(v)^d − S(v+1)^d]/P(v) = (λ/k)·Σ_{j<d} S(v)^j·S(v+1)^{d−1−j}
+//
+// (the factorised form has no cancellation when P(v) ≪ S(v)).
+//
+// Without tallies every dispatcher reads the frozen board all period: a
+// server of board b receives a Poisson stream of constant rate
+// ρ_b = k·ν(b) at the board's S, and the next board is the mixture of the
+// M/M/1 transients from b over T (mm1.go): exact at N → ∞, in closed form.
+//
+// With tallies, dispatcher r's tally on a server of board b is a pure-birth
+// process with rate ν_r(b + t_r, s) at the dispatchers' common perceived
+// law S(·, s), which moves as the pure-arrival best-of-d fluid
+//
+//	dS(v)/ds = (λ/k)·[S(v−1)^d − S(v)^d],  S(·, 0) the board,
+//
+// and given b the k tallies are independent (propagation of chaos). The
+// server's count is driven by their superposition, whose intensity depends
+// on every t_r: the exact server state (q, t_1..t_k) is out of reach. The
+// map keeps exactly the mean of the superposition, C_b(s) = k·E[t(s) | b],
+// from the tally's forward equation, and replaces its fluctuations by the
+// regularity best of d on one's own tally enforces: on a grid of ticks of
+// length h ≈ k/λ (in which each dispatcher sends about one job to each
+// server, the least-board map's pass), the arrivals by tick j are
+// ⌊C_b(t_j)⌋ or ⌈C_b(t_j)⌉ — a rounding of the exact mean by a carry c_j
+// ∈ {0, 1} with P(c_j = 1) = frac C_b(t_j), carried from tick to tick as a
+// two-state Markov chain (the marginal of a rounding with a uniform
+// phase) — placed at independent uniform times within their tick. Given
+// the count a of a tick and s Poisson services, all orders are equally
+// likely and the reflection principle gives the end level, as in the
+// least-board map's passes. What it neglects: the spread of the
+// superposed count around its mean beyond that rounding (the exact
+// variance of one tally given b, k·Var t(T), is kept only in its mean),
+// the correlation of the arrivals with the tallies' own deviations (a
+// server the dispatchers over-sent to in one tick receives less in the
+// next), and the uniform phase's memory beyond one tick. The map's mean
+// time in system is therefore a model of the superposition's regularity,
+// not a limit theorem: validate's best-of-d cases measure it against the
+// simulator.
+
+// bestdMap is the best-of-d evolution's configuration and work space.
+type bestdMap struct {
+	d     int
+	tally bool
+	mm    mm1Space
+	surv  []float64
+	ts    tallySpace
+}
+
+// choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at
+// which best of d sends to a level whose survival is a, the next c, per
+// unit of the arrival rate and of the level's mass.
+func choiceRate(a, c float64, d int) float64 {
+	// a ≥ c ≥ 0 (survivals): a^{d−1}·Σ_{i<d} (c/a)^i, every term ≤ 1.
+	if d == 1 {
+		return 1
+	}
+	if a <= 0 {
+		return 0
+	}
+	r := math.Min(c/a, 1)
+	var s, pr float64 = 0, 1
+	for range d {
+		s += pr
+		pr *= r
+		if pr < 1e-300 {
+			break
+		}
+	}
+	return math.Pow(a, float64(d-1)) * s
+}
+
+// applyBestd evaluates Φ_T(p) for best of d (p checked, top its last
+// non-zero class, mass its total) into res.
+func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
+	if m.bestd.tally {
+		m.applyTallyBestd(p, top, mass, res)
+		return
+	}
+	b := m.bestd
+	T := m.Period
+	S := growTo(&b.surv, top+2)
+	S[top+1] = 0
+	for v := top; v >= 0; v-- {
+		S[v] = S[v+1] + p[v]
+	}
+	next := res.Next[:0]
+	*res = MapResult{Next: next}
+	var integ float64
+	for v := 0; v <= top; v++ {
+		if p[v] == 0 {
+			continue
+		}
+		rho := m.Load * choiceRate(S[v]/mass, S[v+1]/mass, b.d) / mass
+		var in float64
+		next, in = b.mm.mm1Law(next, p[v], v, rho, T)
+		integ += in
+	}
+	res.Lost = trimTop(&next, m.trimTol())
+	var sum float64
+	for _, x := range next {
+		sum += x
+	}
+	res.Lost += math.Max(0, mass-sum-res.Lost)
+	res.Next = next
+	res.BoardMean = Mean(next)
+	res.MeanQueue = integ / T
+	res.Sojourn = res.MeanQueue / m.Load
+	if m.noIntegral {
+		res.MeanQueue, res.Sojourn = math.NaN(), math.NaN()
+	}
+}
+
+// growTo returns (*buf)[:n], grown as needed (contents unspecified).
+func growTo(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	return (*buf)[:n]
+}
+
+// checkEdgeChoices refuses best of d for the edge: the edge solver follows
+// the least-board map's balanced branches to the border collision where a
+// pass boundary reaches T, and best of d has no passes; its balanced state
+// and herd over T are found by iterating the map from a balanced and a
+// half-loaded start (Attractor).
+func (s *System) checkEdgeChoices() error {
+	if s.Choices == 0 {
+		return nil
+	}
+	return param.Errorf("Choices", "best of %d: the edge is solved as the border collision of the least-board map's passes, and best of d has none; iterate the map (Attractor) from a balanced and a half-loaded start over T instead", s.Choices)
+}

@@ -1,0 +1,67 @@
+package staleboard
+
+import (
+	"testing"
+
+	"github.com/fluidlb/fluid/internal/cputime"
+)
+
+// bestdBoard returns the fixed point of the system's map at period T.
+func bestdBoard(b *testing.B, sys System, T float64) []float64 {
+	b.Helper()
+	r, err := FixedPoint(&Model{System: sys, Period: T}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r.Board
+}
+
+// bestdRows are the best-of-d cost targets (k = 5, λ = 0.9), each against
+// today's map (least board + own tally) at the same T: its balanced fixed
+// point at T = 400 (benchBoard) and its spread-start herd at T = 2,000
+// (herdBoard). Best of two with a tally steps every board class's tally
+// law and count window over the period: far above 10× (see the package
+// documentation's cost line).
+var bestdRows = []struct {
+	name string
+	sys  System
+	T    float64
+	ref  func(b *testing.B, m *Map) []float64
+}{
+	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard},
+	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, func(b *testing.B, m *Map) []float64 { return herdBoard(b, m, 2000, 20) }},
+	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard},
+}
+
+// BenchmarkMapBestd runs one best-of-d period at its fixed point and one
+// period of today's map at the same T alternately, and reports both CPU
+// times per period and their ratio, measured in the same run (the
+// acceptance: within 10×).
+func BenchmarkMapBestd(b *testing.B) {
+	for _, r := range bestdRows {
+		b.Run(r.name, func(b *testing.B) {
+			p := bestdBoard(b, r.sys, r.T)
+			mp := newModelMap(&r.sys, r.T)
+			ref := newMap(5, 0.9, r.T)
+			rp := r.ref(b, ref)
+			var res, rres MapResult
+			var pair cputime.Pair
+			b.ResetTimer()
+			for b.Loop() {
+				pair.Run(func() {
+					if err := mp.applyInto(p, &res); err != nil {
+						b.Fatal(err)
+					}
+				}, func() {
+					if err := ref.applyInto(rp, &rres); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			bd, td := pair.CPU[0], pair.CPU[1]
+			b.ReportMetric(float64(bd.Microseconds())/1e3/float64(pair.Runs), "bestd-ms/period")
+			b.ReportMetric(float64(td.Microseconds())/1e3/float64(pair.Runs), "today-ms/period")
+			b.ReportMetric(float64(bd)/float64(td), "ratio")
+		})
+	}
+}
