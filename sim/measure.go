@@ -127,11 +127,17 @@ type measurement struct {
 	lastRange              int32               // the board's range at the last refresh
 	refreshes, periods     int                 // refreshes summed, refresh periods since the start
 	boardMeans, boardTimes []float64           // mean queue length at every refresh, and when (Series only)
-	tips                   bool                // tipping is watched: a board at λ < 1
-	watch                  farm.TipWatch
-	tippedAt               int       // the first refresh after the start (and the push) that tipped (0: none)
-	pushAt                 int       // the refresh at which the push lands (0: at the start, or none)
-	hist                   []float64 // the board's distribution of queue lengths, at the last refresh that needed it
+	// measuredBoards and boardJobs are the board mean at every refresh
+	// after the warm-up's end and the job series' count then: a board run
+	// too short for the board's own steady-state analysis deletes the
+	// refreshes inside the job series' data-driven warm-up by them.
+	measuredBoards []float64
+	boardJobs      []int64
+	tips           bool // tipping is watched: a board at λ < 1
+	watch          farm.TipWatch
+	tippedAt       int       // the first refresh after the start (and the push) that tipped (0: none)
+	pushAt         int       // the refresh at which the push lands (0: at the start, or none)
+	hist           []float64 // the board's distribution of queue lengths, at the last refresh that needed it
 
 	snapshot           []int32 // queue lengths at the last correlation snapshot
 	corrSum            float64 // sum of the correlations between snapshots
@@ -287,6 +293,8 @@ func (m *measurement) refreshed(now float64, changed bool) (tipped bool) {
 		m.rangeSum += float64(m.lastRange)
 		m.refreshes++
 		m.board.Add(mean)
+		m.measuredBoards = append(m.measuredBoards, mean)
+		m.boardJobs = append(m.boardJobs, m.jobs.Count())
 	}
 	if m.series {
 		m.boardMeans = append(m.boardMeans, mean)
@@ -373,7 +381,8 @@ func (m *measurement) record(now float64, tokens [][]int32) {
 // rep is the outcome of the replication, which simulated events events
 // and ended at time end.
 func (m *measurement) rep(events int64, end float64) Rep {
-	r := Rep{Jobs: m.jobs.Count(), Events: events, Time: end, tot: m.tot, jobs: m.jobs, board: m.board}
+	r := Rep{Jobs: m.jobs.Count(), Events: events, Time: end, tot: m.tot, jobs: m.jobs, board: m.board,
+		measuredBoards: m.measuredBoards, boardJobs: m.boardJobs}
 	q := m.tot.means()
 	r.Sojourn, r.Slowdown, r.SlowdownTail, r.Delay = q[qSojourn], q[qSlowdown], q[qSlowTail], q[qDelay]
 	r.BusyAtArrival, r.Blocking, r.RandomFraction = q[qBusy], q[qBlocking], q[qRandom]

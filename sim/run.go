@@ -121,7 +121,11 @@ type Rep struct {
 	// The replication's job series (one observation per observed job)
 	// and board series (one per refresh; nil without a board).
 	jobs, board *steadystate.Series
-	abandoned   bool // the run's Context ended it before the end
+	// measuredBoards and boardJobs: the board mean at each refresh after
+	// the warm-up's end, and how many job observations preceded it.
+	measuredBoards []float64
+	boardJobs      []int64
+	abandoned      bool // the run's Context ended it before the end
 }
 
 // Result of Run. T is a job's time in system and S its size.
@@ -576,22 +580,47 @@ func (res *Result) analyse(ctl *steadystate.Controller, d steadystate.Decision) 
 	if len(boards) > 0 {
 		b := est(steadystate.MeanOf("board_mean", 0), boards)
 		if b.Samples == 0 && !b.Steady {
-			// Too few refreshes for a steady-state analysis of the board
-			// (a few periods of a slow board): the mean over the
-			// refreshes of each replication after its deleted warm-up,
-			// across the replications, as a transient estimate.
-			var x []float64
-			for _, r := range res.Reps {
-				if r.Refreshes > 0 {
-					x = append(x, r.BoardMean)
-				}
-			}
-			b = estimate(x, c.Level)
-			b.Note = "too few refreshes for a steady-state analysis: the replication means of the refreshes after the deleted warm-up"
+			b = res.shortBoardMean()
 		}
 		res.BoardMean = &b
 	}
 	res.correlation()
+}
+
+// shortBoardMean is the board mean of a steady-state run with too few
+// refreshes for a steady-state analysis of the board (a few periods of a
+// slow board): in each replication, the mean over its refreshes after the
+// job series' warm-up (the MSER truncation of the time in system, which
+// the board's few refreshes cannot find themselves: from an empty start
+// the first refreshes of a slow board show a farm still filling, 0 and 8
+// where the settled board shows 364 at T = 2,000), across the
+// replications, as a transient estimate whose note says so. A replication
+// with no refresh after its warm-up is left out.
+func (res *Result) shortBoardMean() Estimate {
+	c := res.cfg
+	var x []float64
+	kept := 0
+	for _, r := range res.Reps {
+		if len(r.measuredBoards) == 0 || r.jobs == nil {
+			continue
+		}
+		cut := steadystate.Truncate(jobQuantities[qSojourn], r.jobs).Point
+		var sum float64
+		n := 0
+		for i, v := range r.measuredBoards {
+			if r.boardJobs[i] >= cut {
+				sum += v
+				n++
+			}
+		}
+		if n > 0 {
+			x = append(x, sum/float64(n))
+			kept += n
+		}
+	}
+	b := estimate(x, c.Level)
+	b.Note = fmt.Sprintf("too few refreshes for a steady-state analysis of the board: the replication means of the %d refreshes after the time in system's warm-up", kept)
+	return b
 }
 
 // steadyEstimate is a steadystate estimate e at the run's level, with e95

@@ -442,6 +442,8 @@ func writeSimText(w io.Writer, res *sim.Result, rep *report.Sim) error {
 			fmt.Fprintf(tw, "%s\t—\t(not steady: %s)\n", name, e.Note)
 		case !e.Independent:
 			fmt.Fprintf(tw, "%s\t%.6g\t[%.5g, %.5g]  (batch means still correlated: the interval is too narrow)\n", name, e.Mean, e.Lower, e.Upper)
+		case e.Note != "":
+			fmt.Fprintf(tw, "%s\t%.6g\t[%.5g, %.5g]  (%s)\n", name, e.Mean, e.Lower, e.Upper, e.Note)
 		default:
 			fmt.Fprintf(tw, "%s\t%.6g\t[%.5g, %.5g]\n", name, e.Mean, e.Lower, e.Upper)
 		}
