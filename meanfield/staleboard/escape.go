@@ -160,16 +160,10 @@ func newEscape(m *Model, start []float64, stop func() error) (*Escape, error) {
 	}
 	e.Evaluations += jac.Evaluations
 	d := len(jac.Index)
-	sig := mat.NewSymDense(d, nil)
+	sig := noiseOn(jac, nz)
 	w := mat.NewVecDense(d, nil)
 	for i, ci := range jac.Index {
 		w.SetVec(i, float64(ci-jac.Ref))
-		for j := i; j < d; j++ {
-			cj := jac.Index[j]
-			if ci < nz.Dim && cj < nz.Dim {
-				sig.SetSym(i, j, nz.Mult.At(ci, cj)+nz.Timing.At(ci, cj))
-			}
-		}
 	}
 	c, err := lyapunov(jac.J, sig)
 	if err != nil {

@@ -112,19 +112,7 @@ func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
 		next, in = b.mm.mm1Law(next, p[v], v, rho, T)
 		integ += in
 	}
-	res.Lost = trimTop(&next, m.trimTol())
-	var sum float64
-	for _, x := range next {
-		sum += x
-	}
-	res.Lost += math.Max(0, mass-sum-res.Lost)
-	res.Next = next
-	res.BoardMean = Mean(next)
-	res.MeanQueue = integ / T
-	res.Sojourn = res.MeanQueue / m.Load
-	if m.noIntegral {
-		res.MeanQueue, res.Sojourn = math.NaN(), math.NaN()
-	}
+	m.finishBestd(res, next, mass, integ)
 }
 
 // growTo returns (*buf)[:n], grown as needed (contents unspecified).
@@ -145,4 +133,24 @@ func (s *System) checkEdgeChoices() error {
 		return nil
 	}
 	return param.Errorf("Choices", "best of %d: the edge is solved as the border collision of the least-board map's passes, and best of d has none; iterate the map (Attractor) from a balanced and a half-loaded start over T instead", s.Choices)
+}
+
+// finishBestd completes a best-of-d period into res from the next board
+// law (of total mass mass before truncation) and the time integral of the
+// mean count: the truncation's and the law's missing mass in Lost, the
+// board mean, and the mean count and time in system over the period.
+func (m *Map) finishBestd(res *MapResult, next []float64, mass, integ float64) {
+	res.Lost = trimTop(&next, m.trimTol())
+	var sum float64
+	for _, x := range next {
+		sum += x
+	}
+	res.Lost += math.Max(0, mass-sum-res.Lost)
+	res.Next = next
+	res.BoardMean = Mean(next)
+	res.MeanQueue = integ / m.Period
+	res.Sojourn = res.MeanQueue / m.Load
+	if m.noIntegral {
+		res.MeanQueue, res.Sojourn = math.NaN(), math.NaN()
+	}
 }

@@ -348,19 +348,7 @@ func (m *Map) applyTallyBestd(p []float64, top int, mass float64, res *MapResult
 	for _, pj := range push {
 		next = pj.land(next, ts)
 	}
-	res.Lost = trimTop(&next, m.trimTol())
-	var sum float64
-	for _, x := range next {
-		sum += x
-	}
-	res.Lost += math.Max(0, mass-sum-res.Lost)
-	res.Next = next
-	res.BoardMean = Mean(next)
-	res.MeanQueue = integ / T
-	res.Sojourn = res.MeanQueue / m.Load
-	if m.noIntegral {
-		res.MeanQueue, res.Sojourn = math.NaN(), math.NaN()
-	}
+	m.finishBestd(res, next, mass, integ)
 }
 
 // tallyCheckpoints is the number of checkpoints of a period at which the

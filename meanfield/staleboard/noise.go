@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/fluidlb/fluid/fixedpoint"
 )
 
 // noiseSupportTol is the class mass below which a class's contribution to
@@ -232,4 +234,21 @@ func (m *Map) meanVariance(p []float64) (float64, int, error) {
 		v += (bt[j] - prev) / m.Load * hj * hj
 	}
 	return v, evals + 1, nil
+}
+
+// noiseOn is the one-period noise Σ (multinomial plus timing) on the
+// classes of jac.Index, the reduced coordinates a Jacobian was computed
+// in (zero where a class lies beyond the noise's support).
+func noiseOn(jac *fixedpoint.Jacobian, nz *Noise) *mat.SymDense {
+	d := len(jac.Index)
+	sig := mat.NewSymDense(d, nil)
+	for i, ci := range jac.Index {
+		for j := i; j < d; j++ {
+			cj := jac.Index[j]
+			if ci < nz.Dim && cj < nz.Dim {
+				sig.SetSym(i, j, nz.Mult.At(ci, cj)+nz.Timing.At(ci, cj))
+			}
+		}
+	}
+	return sig
 }

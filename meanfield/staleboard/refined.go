@@ -181,15 +181,7 @@ func Refined(m *Model, s *RefinedSettings) (*RefinedResult, error) {
 	}
 	evals += jac.Evaluations
 	d := len(jac.Index)
-	sig := mat.NewSymDense(d, nil)
-	for i, ci := range jac.Index {
-		for j := i; j < d; j++ {
-			cj := jac.Index[j]
-			if ci < nz.Dim && cj < nz.Dim {
-				sig.SetSym(i, j, nz.Mult.At(ci, cj)+nz.Timing.At(ci, cj))
-			}
-		}
-	}
+	sig := noiseOn(jac, nz)
 	c, err := lyapunov(jac.J, sig)
 	if err != nil {
 		return nil, fmt.Errorf("staleboard: refined mean at T = %g: %w", m.Period, err)
