@@ -47,6 +47,10 @@ type Map struct {
 	// nil for the exponential FCFS map; ps its work space.
 	server *phaseServer
 	ps     phaseSpace
+	// death computes the phase evolution's death chains beside its passes
+	// (map_phase.go); deathJobs are the chains of an evaluation.
+	death     *deathHelper
+	deathJobs []deathJob
 	// shares are the dispatchers' unequal shares (share evolution,
 	// map_shares.go), nil for equal shares.
 	shares []float64

@@ -484,6 +484,64 @@ type phaseSpace struct {
 	pois     []float64   // Poisson terms of a death chain
 }
 
+// deathHelper computes the death chains of an evaluation of the phase
+// map in a goroutine of its own while the passes run (a class's chain
+// depends only on the state law, never on the aggregate): its own Map of
+// the same parameters, for its own work space and caches, its own copy of
+// the server (the PS tables grow on demand), and the chains' laws, one
+// buffer per class, in the order the passes take them. The arithmetic is
+// that of the sequential evaluation, so the results are the same bits
+// whatever GOMAXPROCS.
+type deathHelper struct {
+	src  *phaseServer // the server dm's copy was taken from
+	dm   *Map
+	laws [][]float64
+	// integ and lost are each chain's integral and lost mass.
+	integ, lost []float64
+}
+
+// deathJob is one chain of an evaluation: the classes from..to at time t.
+type deathJob struct {
+	from, to int
+	t        float64
+}
+
+// helper returns m's death-chain helper, its parameters m's.
+func (m *Map) helper() *deathHelper {
+	h := m.death
+	if h == nil {
+		h = &deathHelper{}
+		m.death = h
+	}
+	if h.src != m.server || h.dm == nil {
+		sv := *m.server
+		sv.psS, sv.psG, sv.psStay, sv.zeros = nil, nil, nil, nil
+		h.src = m.server
+		h.dm = newMap(m.K, m.Load, m.Period)
+		h.dm.server = &sv
+	}
+	d := h.dm
+	d.K, d.Load, d.Period = m.K, m.Load, m.Period
+	d.TrimTol, d.PoissonTol, d.noIntegral = m.TrimTol, m.PoissonTol, m.noIntegral
+	return h
+}
+
+// run computes the chains of jobs on x into h.laws, sending each index
+// on done once its law is ready.
+func (h *deathHelper) run(x []float64, jobs []deathJob, done chan<- int) {
+	defer close(done)
+	for len(h.laws) < len(jobs) {
+		h.laws = append(h.laws, nil)
+	}
+	h.integ, h.lost = growKeep(h.integ[:0], len(jobs)), growKeep(h.lost[:0], len(jobs))
+	for i, j := range jobs {
+		law, integ, lost := h.dm.deathChain(x, j.from, j.to, j.t)
+		h.laws[i] = append(h.laws[i][:0], law...)
+		h.integ[i], h.lost[i] = integ, lost
+		done <- i
+	}
+}
+
 // applyPhase evaluates Φ_T on the state law x (checked, mass its total)
 // by the phase evolution into res: res.Next is the next state law,
 // res.Counts its count marginal (the board).
@@ -496,15 +554,46 @@ func (m *Map) applyPhase(x []float64, mass float64, res *MapResult) {
 	next, counts := res.Next[:0], res.Counts[:0]
 	*res = MapResult{Next: next, Counts: counts, Pass: s.V, PassStart: s.t[s.V], PassEnd: s.t[s.V] + s.L[s.V]}
 	T := m.Period
+	// The death chains, in the order they are taken: one per activated
+	// class, then one for the classes above V. The helper computes them
+	// while the passes run.
+	jobs := m.deathJobs[:0]
+	for v := 0; v <= s.V; v++ {
+		if v <= top && board[v] > 0 {
+			jobs = append(jobs, deathJob{v, v, s.t[v]})
+		}
+	}
+	if s.V < top {
+		jobs = append(jobs, deathJob{s.V + 1, top, T})
+	}
+	m.deathJobs = jobs
+	h := m.helper()
+	done := make(chan int, len(jobs))
+	go h.run(x, jobs, done)
+	ready := 0 // chains received from the helper
+	wait := func(i int) {
+		for ready <= i {
+			<-done
+			ready++
+		}
+	}
+	// Every exit below waits for the helper first.
+	defer func() {
+		for range done {
+		}
+	}()
 	var integral float64
 	agg := ps.agg[:0]
 	ps.next = ps.next[:0]
+	job := 0
 	for v := 0; v <= s.V; v++ {
 		t, L := s.t[v], s.L[v]
 		if v <= top && board[v] > 0 {
-			law, integ, lost := m.deathChain(x, v, v, t)
-			integral += integ
-			res.Lost += lost
+			wait(job)
+			law := h.laws[job]
+			integral += h.integ[job]
+			res.Lost += h.lost[job]
+			job++
 			agg = growKeep(agg, len(law))
 			for i, w := range law {
 				agg[i] += w
@@ -529,9 +618,10 @@ func (m *Map) applyPhase(x []float64, mass float64, res *MapResult) {
 	next = grow(ps.next, max(len(agg), sv.offset(top+1)))
 	copy(next, agg)
 	if s.V < top {
-		law, integ, lost := m.deathChain(x, s.V+1, top, T)
-		integral += integ
-		res.Lost += lost
+		wait(job)
+		law := h.laws[job]
+		integral += h.integ[job]
+		res.Lost += h.lost[job]
 		for i, w := range law {
 			next[i] += w
 		}
