@@ -12,7 +12,11 @@ type Edge struct {
 	Reps       *int      `json:"reps"`       // simulate: runs per simulated period (null without)
 	Seed       *uint64   `json:"seed"`       // simulate: the random seed (null without)
 	Rows       []EdgeRow `json:"rows"`
-	Seconds    float64   `json:"seconds"` // wall time of the whole table
+	// Status is completed when every entry (and every simulated edge)
+	// finished, interrupted when a signal stopped the table: Rows then
+	// hold the entries that finished.
+	Status  string  `json:"status"`
+	Seconds float64 `json:"seconds"` // wall time of the whole table
 }
 
 // EdgeRow is one (k, λ) entry. Fields about the edge are null when there

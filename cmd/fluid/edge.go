@@ -203,6 +203,10 @@ func runEdge(stdout, stderr io.Writer, o *edgeOptions) error {
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
+	rep.Status = outcome.Completed.Name()
+	if halted != nil {
+		rep.Status = outcome.Interrupted.Name()
+	}
 	if len(rep.Rows) == 0 && halted != nil {
 		return c.interruptedBefore(stdout, output{json: o.json}, "edge", "no entry had finished")
 	}

@@ -21,6 +21,11 @@ func TestEdgeJSON(t *testing.T) {
 	if len(rep.Rows) != 2 || rep.Rows[0].Dispatchers != 2 || rep.Rows[1].Dispatchers != 5 {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
+	// The table says it ran to its end (interrupted, with the rows that
+	// finished, when a signal stops it: TestSignals).
+	if rep.Status != "completed" {
+		t.Errorf("status %q, want completed", rep.Status)
+	}
 	// k = 2 never tips: null edge and a clear status (docs/models.md#stale-board-with-k-dispatchers).
 	var raw map[string][]map[string]any
 	_ = json.Unmarshal([]byte(out), &raw)
