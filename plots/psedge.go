@@ -136,7 +136,7 @@ func NewPSEdgeData(res []*staleboard.EdgeResult, points []SpreadEdgePoint) (*PSE
 		d.Points = append(d.Points, p)
 	}
 	if d.Floor == 0 {
-		d.Floor = 0.05 // the default floor: no entry reached it
+		d.Floor = staleboard.DefaultFloor // no entry reached it
 	}
 	return d, d.check()
 }

@@ -121,7 +121,7 @@ func NewSkewEdgeData(res []*staleboard.EdgeResult) (*SkewEdgeData, error) {
 	if len(res) == 0 {
 		return nil, fmt.Errorf("plots: skew-edge: no edge results")
 	}
-	d := &SkewEdgeData{K: res[0].K, Load: res[0].Load, Floor: 0.05}
+	d := &SkewEdgeData{K: res[0].K, Load: res[0].Load, Floor: staleboard.DefaultFloor}
 	for _, r := range res {
 		if r.Status != outcome.EdgeFound && r.Status != outcome.NoEdge {
 			return nil, fmt.Errorf("plots: skew-edge: shares %v: %v", r.Alpha, r.Status)

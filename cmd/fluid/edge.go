@@ -112,7 +112,7 @@ func newEdge() *cobra.Command {
 	f.StringVar(&o.theory, "theory", "escape", "finite N: escape (the one-coordinate escape chain, seconds) or noisy-map (Monte Carlo of the noisy map, about a second an edge: a monotone tipping curve and the mean time to tip)")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
-	f.Float64Var(&o.floor, "floor", 0.05, "lowest T(1−λ)² searched, in mean service times")
+	f.Float64Var(&o.floor, "floor", staleboard.DefaultFloor, "lowest T(1−λ)² searched, in mean service times")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
 	f.Float64Var(&o.maxT, "max-period", staleboard.DefaultEdgeMaxPeriod, "largest refresh period T the search may visit, in mean service times (the search cost grows with T; at most 1e6)")
 	f.IntVar(&o.workers, "workers", 0, "edges computed at once (0: all cores); results do not depend on it")

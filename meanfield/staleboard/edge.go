@@ -15,9 +15,14 @@ import (
 	"github.com/fluidlb/fluid/outcome"
 )
 
+// DefaultFloor is the default EdgeSettings.Floor: the search for an edge
+// stops at T(1−λ)² = 0.05, where a system still balanced reports no edge.
+const DefaultFloor = 0.05
+
 // EdgeSettings control Edge. Zero fields mean defaults.
 type EdgeSettings struct {
-	// Floor is the lowest scaled period T(1−λ)² searched. Default 0.05.
+	// Floor is the lowest scaled period T(1−λ)² searched. Default
+	// DefaultFloor.
 	Floor float64
 	// Top is the scaled period where the search starts; the balanced
 	// fixed point must exist there (it is doubled until it does). Default
@@ -176,7 +181,7 @@ func edgeSettings(sys *System, s *EdgeSettings) (*EdgeSettings, error) {
 	if s != nil {
 		set = *s
 	}
-	set.Floor = param.Or(set.Floor, 0.05)
+	set.Floor = param.Or(set.Floor, DefaultFloor)
 	set.Top = param.Or(set.Top, 1.25*math.Max(line(sys.K), 0.5)+1)
 	set.RelTol = param.Or(set.RelTol, 1e-4)
 	set.MaxPeriod = param.Or(set.MaxPeriod, DefaultEdgeMaxPeriod)
