@@ -316,15 +316,7 @@ func (e *engine) markovLoop() {
 				s.serviceStart = now
 			}
 		} else {
-			if q == len(s.jobs) {
-				s.growHeap()
-			}
-			if q == 0 {
-				s.virtual = 0
-			} else {
-				s.virtual += (now - s.virtualAt) / float64(q)
-			}
-			s.virtualAt = now
+			s.arrivePS(q, now)
 			s.jobs[q] = job{arrival: now, finishTag: s.virtual, flags: flags}
 		}
 		ql[i] = int32(q + 1)

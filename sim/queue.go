@@ -64,10 +64,11 @@ func (s *server) dequeueFCFS(n int, now float64) (j job, wait, next float64) {
 	return j, wait, next
 }
 
-// enqueuePS adds j, arriving at now, to a processor-sharing queue of n
-// jobs: it advances the virtual time, tags j with the virtual time at
-// which it will be done, and returns the server's next completion time.
-func (s *server) enqueuePS(n int, j job, now float64) (next float64) {
+// arrivePS prepares a processor-sharing queue of n jobs for an arrival at
+// now: room for one more job, and the virtual time (the service each job
+// present has attained, restarted at 0 when the server was idle) advanced
+// to now. The general engine and the Markovian fast path share it.
+func (s *server) arrivePS(n int, now float64) {
 	if n == len(s.jobs) {
 		s.growHeap()
 	}
@@ -77,6 +78,13 @@ func (s *server) enqueuePS(n int, j job, now float64) (next float64) {
 		s.virtual += (now - s.virtualAt) / float64(n)
 	}
 	s.virtualAt = now
+}
+
+// enqueuePS adds j, arriving at now, to a processor-sharing queue of n
+// jobs: it advances the virtual time, tags j with the virtual time at
+// which it will be done, and returns the server's next completion time.
+func (s *server) enqueuePS(n int, j job, now float64) (next float64) {
+	s.arrivePS(n, now)
 	j.finishTag = s.virtual + j.size
 	s.push(n, j)
 	return now + (s.jobs[0].finishTag-s.virtual)*float64(n+1)
