@@ -106,18 +106,32 @@ type CurvePoint struct {
 
 // noisyMap is the noisy map of one farm of n servers at one period: the
 // N = ∞ map, its balanced fixed point x*, and the one-period noise frozen
-// at x*, split into a Gaussian part on the classes x* populates (N·x*_q
-// at least the rare threshold; the square root of Σ on them from its
-// eigendecomposition) and Poisson counts on the others.
+// at x*, drawn as the finite farm makes it: the dispatchers' clocks first,
+// then, given the clocks, the servers' independent moves (the multinomial
+// noise). The clocks' Brownian offset W is split into the stretch of the
+// whole schedule, ζ = W(t_e)/t_e (t_e the end of the pass in progress at
+// T), applied through the map itself (load λ/(1 + ζ): every pass longer
+// by 1 + ζ, so a pass boundary may cross T), and the bridge W(t) − ζ·t,
+// applied through the boundary responses on every class. The multinomial
+// noise is Gaussian on the classes x* populates (N·x*_q at least the rare
+// threshold; the square root of Mult on them from its eigendecomposition)
+// and a Poisson count on the others, of mean N times the class's mass
+// with the bridge's shift.
 type noisyMap struct {
 	mp    *Map
 	x     []float64
-	root  *mat.Dense
-	rare  []bool
-	n     int
-	watch farm.TipWatch
-	evals int
-	pool  sync.Pool // of maps for the runs (*Map)
+	root  *mat.Dense  // d × bulk: Mult's square root on the common classes
+	resp  [][]float64 // G_v = ∂Φ/∂t_v at x*
+	times []float64   // the boundary times t_v (the last: t_e)
+	load  float64
+	// linear draws the whole timing noise linearly, Σ_v G_v·W(t_v), with
+	// no stretch through the map (the first-order noise; tests).
+	linear bool
+	rare   []bool
+	n      int
+	watch  farm.TipWatch
+	evals  int
+	pool   sync.Pool // of maps for the runs (*Map)
 }
 
 // newNoisyMap builds the noisy map of n servers at the model's period,
@@ -142,6 +156,7 @@ func newNoisyMap(m *Model, start []float64, n int, rareServers float64) (*noisyM
 		return nil, err
 	}
 	nm := &noisyMap{mp: mp, x: x, n: n, watch: farm.TipWatch{Period: m.Period, Load: m.Load}, evals: evals + nz.Evaluations}
+	nm.resp, nm.times, nm.load = nz.resp, nz.times, m.Load
 	d := nz.Dim
 	nm.rare = make([]bool, d)
 	var bulk []int
@@ -151,11 +166,10 @@ func newNoisyMap(m *Model, start []float64, n int, rareServers float64) (*noisyM
 			bulk = append(bulk, q)
 		}
 	}
-	cov := nz.Covariance()
 	sub := mat.NewSymDense(max(len(bulk), 1), nil)
 	for a, i := range bulk {
 		for b := a; b < len(bulk); b++ {
-			sub.SetSym(a, b, cov.At(i, bulk[b]))
+			sub.SetSym(a, b, nz.Mult.At(i, bulk[b]))
 		}
 	}
 	nm.root = mat.NewDense(d, max(len(bulk), 1), nil)
@@ -176,6 +190,126 @@ func newNoisyMap(m *Model, start []float64, n int, rareServers float64) (*noisyM
 	return nm, nil
 }
 
+// noisyDraw holds one run's buffers for the one-period noise.
+type noisyDraw struct {
+	z, xi, tau []float64
+}
+
+// stretch draws the clocks' stretch of one period, ζ with Var ζ =
+// 1/(λ·t_e·N) (W(t_e)/t_e, W the mean clock's offset, Var W(t) =
+// t/(λN)); 0 with linear.
+func (nm *noisyMap) stretch(rng *rand.Rand) float64 {
+	if nm.linear || len(nm.times) == 0 {
+		return 0
+	}
+	te := nm.times[len(nm.times)-1]
+	return rng.NormFloat64() / math.Sqrt(nm.load*te*float64(nm.n))
+}
+
+// step is one period of a run from board p: the map with the period's
+// stretch ζ (load λ/(1 + ζ)) into res, then perturb's noise; the next
+// board is in buf's storage (returned for reuse).
+func (nm *noisyMap) step(mp *Map, rng *rand.Rand, p []float64, res *MapResult, dr *noisyDraw, buf []float64) ([]float64, []float64, error) {
+	mp.Load = nm.load / (1 + nm.stretch(rng))
+	err := mp.applyInto(p, res)
+	mp.Load = nm.load
+	if err != nil {
+		return nil, buf, err
+	}
+	return nm.perturb(rng, res.Next, dr, buf)
+}
+
+// perturb returns the next board of a run: mean, the map's next board,
+// plus one period's noise other than the stretch, drawn with rng, into
+// buf's storage (returned for reuse). The clocks' bridge shifts every
+// class by τ = Σ_v G_v·(W(t_v) − (t_v/t_e)·W(t_e))/√N (W the Brownian
+// offset of the mean clock at the boundary times, ×√N; with linear, τ =
+// Σ_v G_v·W(t_v)/√N, the whole timing noise). On a common class the
+// multinomial noise is added as a Gaussian (root·z/√N); a rare class (and
+// one beyond the noise's support) holds a Poisson count of servers of
+// mean N·max(Φ_q + τ_q, 0): given the clocks the servers move
+// independently, and a rare class's count is the multinomial's law of
+// rare events, so its variance is N·Φ_q plus the clocks' N²·Var τ_q, as
+// Σ says. Negative entries are set to 0 and the board renormalised; an
+// empty draw (every class at 0) is an error, not a NaN board.
+func (nm *noisyMap) perturb(rng *rand.Rand, mean []float64, dr *noisyDraw, buf []float64) ([]float64, []float64, error) {
+	n := float64(nm.n)
+	sq := math.Sqrt(n)
+	d, cols := nm.root.Dims()
+	dr.z = grow(dr.z, max(cols, len(nm.times)))
+	dr.xi = grow(dr.xi, d)
+	dr.tau = grow(dr.tau, d)
+	z, xi, tau := dr.z, dr.xi, dr.tau
+	for q := range tau {
+		tau[q] = 0
+	}
+	// W at the boundary times, then the bridge.
+	var W, prev float64
+	for j, t := range nm.times {
+		W += math.Sqrt((t-prev)/nm.load) * rng.NormFloat64()
+		z[j] = W
+		prev = t
+	}
+	zeta := 0.0
+	if !nm.linear && prev > 0 {
+		zeta = W / prev
+	}
+	for j, g := range nm.resp {
+		b := z[j] - zeta*nm.times[j]
+		for q, v := range g {
+			if q < d {
+				tau[q] += b * v
+			}
+		}
+	}
+	for i := range cols {
+		z[i] = rng.NormFloat64()
+	}
+	for q := range d {
+		if nm.rare[q] {
+			xi[q] = 0
+			continue
+		}
+		var v float64
+		row := nm.root.RawRowView(q)
+		for i, r := range row {
+			v += r * z[i]
+		}
+		xi[q] = v
+	}
+	buf = grow(buf, max(len(mean), d))
+	next := buf
+	var sum float64
+	for q := range next {
+		v := entry(mean, q)
+		if q < d {
+			v += tau[q] / sq
+		}
+		if q >= d || nm.rare[q] {
+			if v > 0 {
+				v = distuv.Poisson{Lambda: v * n, Src: rng}.Rand() / n
+			}
+		} else {
+			v += xi[q] / sq
+		}
+		next[q] = math.Max(v, 0)
+		sum += next[q]
+	}
+	if !(sum > 0) {
+		return nil, buf, errEmptyDraw
+	}
+	for q := range next {
+		next[q] /= sum
+	}
+	for len(next) > 1 && next[len(next)-1] == 0 {
+		next = next[:len(next)-1]
+	}
+	return next, buf, nil
+}
+
+// errEmptyDraw says a noisy board came out with no mass.
+var errEmptyDraw = errorString("staleboard: a noisy board's draw put every class at 0")
+
 // noisyBoundaryCache is the number of pass weights a noisy run's map keeps
 // before it recycles them: a few periods' worth (a period at T(1−λ)² ≈ 3
 // has a few dozen passes, most of them full passes above the board's top,
@@ -190,11 +324,10 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // run follows one run of the noisy map from x* for up to horizon periods
-// with the random numbers of rng, and returns the period at which it
-// tipped (farm.TipWatch; 0: not within the horizon) and the periods it
-// was watched. The next board is Φ_T(x) plus the Gaussian noise on the
-// common classes (negative entries set to 0) and, on the rare classes, a
-// Poisson count of servers of mean N·Φ_T(x)_q; then renormalised.
+// with the random numbers of rng (step: the map at the period's stretch,
+// then the rest of the noise), and returns the period at which it tipped
+// (farm.TipWatch; 0: not within the horizon) and the periods it was
+// watched.
 func (nm *noisyMap) run(rng *rand.Rand, horizon int) (tippedAt, watched, evals int, err error) {
 	w := nm.watch
 	// A map of the pool: a Map caches, and is not safe for concurrent
@@ -205,54 +338,22 @@ func (nm *noisyMap) run(rng *rand.Rand, horizon int) (tippedAt, watched, evals i
 		mp = nm.mp.boardOnly()
 	}
 	defer nm.pool.Put(mp)
-	n := float64(nm.n)
-	d, cols := nm.root.Dims()
-	z := mat.NewVecDense(cols, nil)
-	var xi mat.VecDense
+	var dr noisyDraw
 	p := nm.x
 	var res MapResult
 	var buf []float64 // the next board; p's storage after the first period
 	for t := 1; t <= horizon; t++ {
-		if err := mp.applyInto(p, &res); err != nil {
+		p, buf, err = nm.step(mp, rng, p, &res, &dr, buf)
+		evals++
+		if err != nil {
 			return 0, t - 1, evals, err
 		}
-		evals++
 		// The boundary weights of a noisy board's passes are seldom met
 		// again (its pass lengths are continuous): keep the cache small,
 		// its storage recycled, instead of growing it to its bound.
 		if len(mp.bcache) > noisyBoundaryCache {
 			mp.recycleBoundaries()
 		}
-		for i := range cols {
-			z.SetVec(i, rng.NormFloat64())
-		}
-		xi.MulVec(nm.root, z)
-		buf = grow(buf, max(len(res.Next), d))
-		next := buf
-		var sum float64
-		for q := range next {
-			v := 0.0
-			if q < len(res.Next) {
-				v = res.Next[q]
-			}
-			switch {
-			case q >= d || nm.rare[q]:
-				if v > 0 {
-					v = distuv.Poisson{Lambda: v * n, Src: rng}.Rand() / n
-				}
-			default:
-				v += xi.AtVec(q) / math.Sqrt(n)
-			}
-			next[q] = math.Max(v, 0)
-			sum += next[q]
-		}
-		for q := range next {
-			next[q] /= sum
-		}
-		for len(next) > 1 && next[len(next)-1] == 0 {
-			next = next[:len(next)-1]
-		}
-		p = next
 		if w.Next(p) {
 			return t, t, evals, nil
 		}
@@ -605,6 +706,13 @@ func (ns *noisySearch) addNear(T float64, fit logisticFit, batch int, startNear 
 		}
 	}
 	if near == nil || math.Abs(near.T-T)*math.Abs(fit.b) > 0.5 {
+		// A full period at T itself (runs there exactly at the ½-point,
+		// half of them tipped, leave the fit where it was): the new one
+		// goes a quarter of the fit's scale above it, so that no period
+		// of the curve repeats.
+		for ns.has(T) {
+			T += 0.25 / math.Abs(fit.b)
+		}
 		pt, err := ns.point(T, startNear(T))
 		if err != nil {
 			return err
@@ -612,6 +720,16 @@ func (ns *noisySearch) addNear(T float64, fit logisticFit, batch int, startNear 
 		near = pt
 	}
 	return ns.extend(near, len(near.tippedAt)+batch)
+}
+
+// has reports whether the search has a period at T.
+func (ns *noisySearch) has(T float64) bool {
+	for _, pt := range ns.pts {
+		if pt.T == T {
+			return true
+		}
+	}
+	return false
 }
 
 // central is the number of runs at periods where the fit's logit is
@@ -644,6 +762,9 @@ func (ns *noisySearch) addBracket(cv []CurvePoint, batch int, startNear func(flo
 	}
 	if best == nil {
 		T := interpolateHalf(cv[g-1], cv[g])
+		if ns.has(T) {
+			T = 0.5 * (cv[g-1].Period + cv[g].Period)
+		}
 		pt, err := ns.point(T, startNear(T))
 		if err != nil {
 			return err

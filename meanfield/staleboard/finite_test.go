@@ -33,7 +33,10 @@ func TestBoardNoise(t *testing.T) {
 	}
 	top := len(x) - 1
 	s := fast.schedule(x, top, 1)
-	resp, _ := fast.boundaryResponse(x, top, &s)
+	resp, _, err := fast.boundaryResponse(x, top, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bt := s.boundaryTimes()
 	direct := mat.NewSymDense(nz.Dim, nil)
 	for u := range bt {

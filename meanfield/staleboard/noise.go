@@ -46,12 +46,21 @@ func (m *Map) classLaws(p []float64, top int, s *passes) [][]float64 {
 // boundaryResponse returns, for v = 1..V+1, the derivative of the next
 // board with respect to the pass boundary t_v of every dispatcher at once
 // (pass v−1 ends later, pass v starts later, every other boundary fixed;
-// v = V+1 is the end of the pass in progress at T), by central differences
-// (one-sided where a neighbouring pass is empty or the border t_{V+1} = T
-// is near). Entry v−1 holds ∂Φ/∂t_v over queue lengths 0..len−1.
-func (m *Map) boundaryResponse(p []float64, top int, s *passes) ([][]float64, int) {
+// v = V+1 is the end of the pass in progress at T), by central differences,
+// one-sided where only one way is open: a neighbouring pass is empty, the
+// boundary t_V sits at T (moving it later would end the schedule's pass in
+// progress, and T − t_V would turn negative), or the end t_{V+1} of the
+// pass in progress is at T. Entry v−1 holds ∂Φ/∂t_v over queue lengths
+// 0..len−1 (nil where the boundary cannot move either way). A schedule
+// with a boundary outside [0, T] or not finite is an error.
+func (m *Map) boundaryResponse(p []float64, top int, s *passes) ([][]float64, int, error) {
 	T := m.Period
 	V := s.V
+	for v := 0; v <= V; v++ {
+		if !(s.t[v] >= 0 && s.t[v] <= T) || !(s.L[v] >= 0) || math.IsInf(s.L[v], 0) {
+			return nil, 0, errSchedule
+		}
+	}
 	evals := 0
 	eval := func(v int, e float64) []float64 {
 		evals++
@@ -67,30 +76,32 @@ func (m *Map) boundaryResponse(p []float64, top int, s *passes) ([][]float64, in
 		m.evolve(p, top, &q, &r)
 		return r.Next
 	}
+	const step = 1e-3
 	out := make([][]float64, V+1)
 	for v := 1; v <= V+1; v++ {
-		var room float64 // how far the boundary may move either way
+		// How far the boundary may move later and earlier.
+		var later, earlier float64
 		if v <= V {
-			room = math.Min(s.L[v-1], s.L[v])
+			later, earlier = s.L[v], s.L[v-1]
+			if v == V {
+				later = math.Min(later, T-s.t[V])
+			}
 		} else {
-			room = s.t[V] + s.L[V] - T
+			later, earlier = math.Inf(1), s.t[V]+s.L[V]-T
 		}
-		eps := math.Min(1e-3, room/4)
 		var a, b []float64
 		var h float64
-		if eps > 0 {
+		switch eps := math.Min(step, math.Min(later, earlier)/4); {
+		case eps > 0:
 			a, b, h = eval(v, eps), eval(v, -eps), 2*eps
-		} else {
-			// An empty neighbouring pass (or the border at T): only a
-			// later boundary is feasible.
-			eps = 1e-3
-			if v <= V {
-				eps = math.Min(eps, s.L[v]/4)
-			}
-			if eps <= 0 {
-				continue
-			}
+		case later > 0:
+			eps = math.Min(step, later/4)
 			a, b, h = eval(v, eps), eval(v, 0), eps
+		case earlier > 0:
+			eps = math.Min(step, earlier/4)
+			a, b, h = eval(v, 0), eval(v, -eps), eps
+		default:
+			continue
 		}
 		g := make([]float64, max(len(a), len(b)))
 		for i := range g {
@@ -98,8 +109,11 @@ func (m *Map) boundaryResponse(p []float64, top int, s *passes) ([][]float64, in
 		}
 		out[v-1] = g
 	}
-	return out, evals
+	return out, evals, nil
 }
+
+// errSchedule says a board's pass schedule came out outside the period.
+var errSchedule = errorString("staleboard: a pass boundary of the board's schedule lies outside the refresh period")
 
 // boundaryTimes returns t_1..t_{V+1}, the times of the boundaries whose
 // responses boundaryResponse gives.
@@ -114,6 +128,11 @@ func (s *passes) boundaryTimes() []float64 {
 type Noise struct {
 	Dim          int
 	Mult, Timing *mat.SymDense
+	// resp and times are the boundary responses G_v = ∂Φ/∂t_v and the
+	// boundary times t_v they were taken at (boundaryResponse,
+	// passes.boundaryTimes).
+	resp  [][]float64
+	times []float64
 	// Evaluations counts the period evolutions computed (one per class
 	// law set, two per boundary response).
 	Evaluations int
@@ -148,7 +167,10 @@ func (m *Map) noise(p []float64) (*Noise, error) {
 	top := boardTop(p)
 	s := m.schedule(p, top, mass)
 	laws := m.classLaws(p, top, &s)
-	resp, evals := m.boundaryResponse(p, top, &s)
+	resp, evals, err := m.boundaryResponse(p, top, &s)
+	if err != nil {
+		return nil, err
+	}
 	dim := 0
 	for _, l := range laws {
 		dim = max(dim, len(l))
@@ -175,6 +197,7 @@ func (m *Map) noise(p []float64) (*Noise, error) {
 	// of arrivals). With Δ_j = t_j − t_{j−1} and H_j = Σ_{v≥j} ∂Φ/∂t_v,
 	// Cov = (1/λ)·Σ_j Δ_j·H_j H_jᵀ.
 	bt := s.boundaryTimes()
+	nz.resp, nz.times = resp, bt
 	h := make([]float64, dim)
 	for j := len(bt) - 1; j >= 0; j-- {
 		for i, g := range resp[j] {
@@ -223,7 +246,10 @@ func (m *Map) meanVariance(p []float64) (float64, int, error) {
 		}
 	}
 	bt := s.boundaryTimes()
-	resp, evals := m.boundaryResponse(p, top, &s)
+	resp, evals, err := m.boundaryResponse(p, top, &s)
+	if err != nil {
+		return 0, 0, err
+	}
 	var hj float64
 	for j := len(bt) - 1; j >= 0; j-- {
 		hj += Mean(resp[j])
