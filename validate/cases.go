@@ -728,11 +728,14 @@ func finiteEdge(e *env) ([]Check, error) {
 // for k = 3, λ = 0.9 and k = 5, λ = 0.8 (their T* are 99 and 79 against
 // 290: cheaper farms, a different shape of the board). Both shifts are
 // taken from the same T*, so the check is of the shift itself. Allowance
-// a quarter of the theory's shift: the noisy map is first order with its
-// noise frozen at x*, and its own Monte Carlo error on the edge (the
-// search stops at a standard error of 8% of the shift) is inside it.
+// a quarter of the theory's shift: the noisy map's noise is frozen at x*
+// and its clocks are the dispatchers' mean clock (at k = 3 its shift is
+// 24–69% high: the checks there pass on the allowance and the simulated
+// interval together, see package staleboard), and its own Monte
+// Carlo error on the edge (the search stops at a standard error of 8% of
+// the shift) is inside it.
 //
-// Cost: the noisy-map edges only, 11 s of CPU for the twelve checks (no
+// Cost: the noisy-map edges only, 10 s of CPU for the twelve checks (no
 // simulation: the references took 4 s to 19 minutes of CPU each, see
 // shiftRefs, and simulating curves here at N = 2,000 made the full
 // catalogue take hours). It stays out of the quick catalogue, whose

@@ -514,9 +514,10 @@ func writeEdgeFinite(b *strings.Builder, r *report.Edge) {
 		b.WriteString("\nTheory: the map's escape analysis (board noise at finite N, its stationary spread, the climb over the saddle to the herd).\n")
 		return
 	}
-	b.WriteString("\nTheory: Monte Carlo of the noisy map (the map plus the board's one-period noise, Gaussian on its common classes and\n")
-	b.WriteString("Poisson counts on its rare ones); P = the probability of tipping within H periods, the isotonic fit of the tipped\n")
-	b.WriteString("fractions (monotone in T); mean time to tip = refresh periods watched per tip.\n")
+	b.WriteString("\nTheory: Monte Carlo of the noisy map (the map with its passes stretched by the dispatchers' clocks, plus the rest\n")
+	b.WriteString("of the board's one-period noise: Gaussian on its common classes, Poisson counts on its rare ones); P = the\n")
+	b.WriteString("probability of tipping within H periods, the isotonic fit of the tipped fractions (monotone in T); mean time to\n")
+	b.WriteString("tip = refresh periods watched per tip.\n")
 	for _, row := range r.Rows {
 		if len(row.Curve) == 0 {
 			continue
