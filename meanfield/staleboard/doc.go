@@ -328,7 +328,7 @@
 // of the whole schedule, ζ = W(t_e)/t_e (t_e the end of the pass in
 // progress at T; Var ζ = 1/(λ·t_e·N)), and the bridge W(t) − ζ·t, which is
 // independent of it. The stretch goes through the map itself: Φ_T^ζ is the
-// map at load λ/(1 + ζ), every pass longer by 1 + ζ, so a pass boundary
+// map at load λ·e^{−ζ}, every pass longer by e^ζ ≈ 1 + ζ, so a boundary
 // may cross T and the map's kinks are in the draw (as in the refined mean's
 // SojournN). The bridge shifts every class linearly, τ = Σ_v G_v·(W(t_v) −
 // ζ·t_v) (G_v = ∂Φ/∂t_v, BoardNoise's boundary responses). The servers'
@@ -346,8 +346,8 @@
 // linearised, and at N = 800 with it through the map). At N = 100 the
 // stretch (1.9 time units at the schedule's end, a third of a pass)
 // crosses the map's kinks, and the draw departs from the first-order Σ:
-// N·Var of the board mean 66.8 ± 2.1 against Σ's 62.0 (2,000 simulated
-// periods of 100 servers from x*: 64.8 ± 6%), of the empty fraction 0.105
+// N·Var of the board mean 67.8 ± 2.1 against Σ's 62.0 (2,000 simulated
+// periods of 100 servers from x*: 64.8 ± 6%), of the empty fraction 0.107
 // against 0.125. The draw before this one gave the timing noise to the
 // common classes only and counted the rare ones as independent Poisson
 // variables: N·Var of the board mean 41 where Σ says 62. The split between

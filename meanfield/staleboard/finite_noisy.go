@@ -110,13 +110,13 @@ type CurvePoint struct {
 // then, given the clocks, the servers' independent moves (the multinomial
 // noise). The clocks' Brownian offset W is split into the stretch of the
 // whole schedule, ζ = W(t_e)/t_e (t_e the end of the pass in progress at
-// T), applied through the map itself (load λ/(1 + ζ): every pass longer
-// by 1 + ζ, so a pass boundary may cross T), and the bridge W(t) − ζ·t,
-// applied through the boundary responses on every class. The multinomial
-// noise is Gaussian on the classes x* populates (N·x*_q at least the rare
-// threshold; the square root of Mult on them from its eigendecomposition)
-// and a Poisson count on the others, of mean N times the class's mass
-// with the bridge's shift.
+// T), applied through the map itself (load λ·e^{−ζ}: every pass longer
+// by e^ζ ≈ 1 + ζ, so a pass boundary may cross T), and the bridge
+// W(t) − ζ·t, applied through the boundary responses on every class.
+// The multinomial noise is Gaussian on the classes x* populates (N·x*_q
+// at least the rare threshold; the square root of Mult on them from its
+// eigendecomposition) and a Poisson count on the others, of mean N times
+// the class's mass with the bridge's shift.
 type noisyMap struct {
 	mp    *Map
 	x     []float64
@@ -207,10 +207,13 @@ func (nm *noisyMap) stretch(rng *rand.Rand) float64 {
 }
 
 // step is one period of a run from board p: the map with the period's
-// stretch ζ (load λ/(1 + ζ)) into res, then perturb's noise; the next
-// board is in buf's storage (returned for reuse).
+// stretch ζ into res, then perturb's noise; the next board is in buf's
+// storage (returned for reuse). The passes are stretched by e^ζ (load
+// λ·e^{−ζ}), 1 + ζ to first order and positive however small the farm:
+// at N = 2 and T = 5 ζ's standard deviation is 0.3, and 1 + ζ would turn
+// a pass length negative about once in 700 periods.
 func (nm *noisyMap) step(mp *Map, rng *rand.Rand, p []float64, res *MapResult, dr *noisyDraw, buf []float64) ([]float64, []float64, error) {
-	mp.Load = nm.load / (1 + nm.stretch(rng))
+	mp.Load = nm.load * math.Exp(-nm.stretch(rng))
 	err := mp.applyInto(p, res)
 	mp.Load = nm.load
 	if err != nil {
@@ -230,9 +233,28 @@ func (nm *noisyMap) step(mp *Map, rng *rand.Rand, p []float64, res *MapResult, d
 // mean N·max(Φ_q + τ_q, 0): given the clocks the servers move
 // independently, and a rare class's count is the multinomial's law of
 // rare events, so its variance is N·Φ_q plus the clocks' N²·Var τ_q, as
-// Σ says. Negative entries are set to 0 and the board renormalised; an
-// empty draw (every class at 0) is an error, not a NaN board.
+// Σ says. Negative entries are set to 0 and the board renormalised. A
+// farm's board always holds its N servers: an empty draw (every class at
+// 0, as when every class is rare and each Poisson count comes out 0 —
+// e^{−2} of the draws at N = 2) is drawn again, up to noisyRedraws times
+// (conditioning on a board that is not empty), then it is an error, not
+// a NaN board.
 func (nm *noisyMap) perturb(rng *rand.Rand, mean []float64, dr *noisyDraw, buf []float64) ([]float64, []float64, error) {
+	for range noisyRedraws {
+		next, b, err := nm.perturbOnce(rng, mean, dr, buf)
+		buf = b
+		if err != errEmptyDraw {
+			return next, buf, err
+		}
+	}
+	return nil, buf, errEmptyDraw
+}
+
+// noisyRedraws is the most draws perturb makes for one period's board.
+const noisyRedraws = 64
+
+// perturbOnce is one draw of perturb (errEmptyDraw if it is empty).
+func (nm *noisyMap) perturbOnce(rng *rand.Rand, mean []float64, dr *noisyDraw, buf []float64) ([]float64, []float64, error) {
 	n := float64(nm.n)
 	sq := math.Sqrt(n)
 	d, cols := nm.root.Dims()
