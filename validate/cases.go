@@ -729,8 +729,8 @@ func finiteEdge(e *env) ([]Check, error) {
 // 290: cheaper farms, a different shape of the board). Both shifts are
 // taken from the same T*, so the check is of the shift itself. Allowance
 // a quarter of the theory's shift: the noisy map's noise is frozen at x*
-// and its clocks are the dispatchers' mean clock (at k = 3 its shift is
-// 24–69% high: the checks there pass on the allowance and the simulated
+// and its clocks are the dispatchers' mean clock (at k = 3, N = 2,000 its
+// shift is 69% high: that check passes on the allowance and the simulated
 // interval together, see package staleboard), and its own Monte
 // Carlo error on the edge (the search stops at a standard error of 8% of
 // the shift) is inside it.
