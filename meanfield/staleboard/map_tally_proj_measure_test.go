@@ -1,7 +1,10 @@
 package staleboard
 
 import (
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fluidlb/fluid/farm"
@@ -19,6 +22,10 @@ func TestTallyProjMeasure(t *testing.T) {
 	}
 	sys := System{K: 5, Load: 0.9, Tally: Own, Choices: 2}
 	T, periods, start := 400.0, 40, farm.Start{Kind: farm.Empty}
+	if T, ok := strings.CutPrefix(which, "T="); ok {
+		measureProjState(t, sys, T)
+		return
+	}
 	switch which {
 	case "2000":
 		T, periods = 2000, 12
@@ -38,5 +45,33 @@ func TestTallyProjMeasure(t *testing.T) {
 		}
 		p = append(p[:0:0], res.Next...)
 		t.Logf("period %d: board mean %.5f, mean time in system %.5f, lost %.2g", i+1, res.BoardMean, res.Sojourn, res.Lost)
+	}
+}
+
+// measureProjState iterates the projected map at period T from the empty
+// board until two boards are within 1e-8 (‖·‖₁) or 80 periods, and prints
+// where it settled.
+func measureProjState(t *testing.T, sys System, Ts string) {
+	T, err := strconv.ParseFloat(Ts, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModelMap(&sys, T)
+	m.bestd.project = true
+	p := []float64{1}
+	var res MapResult
+	for i := range 80 {
+		if err := m.applyInto(p, &res); err != nil {
+			t.Fatal(err)
+		}
+		var d float64
+		for q := range max(len(p), len(res.Next)) {
+			d += math.Abs(entry(p, q) - entry(res.Next, q))
+		}
+		p = append(p[:0:0], res.Next...)
+		t.Logf("T=%v period %d: board mean %.5f, mean time in system %.5f, step %.2g", T, i+1, res.BoardMean, res.Sojourn, d)
+		if d < 1e-8 {
+			break
+		}
 	}
 }
