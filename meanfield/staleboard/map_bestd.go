@@ -141,8 +141,10 @@ func growTo(buf *[]float64, n int) []float64 {
 // there is no edge (one state from either start); with tallies the
 // lowest period at which the balanced state survives is found by a
 // bisection on Attractor from the empty board, tens of periods a step (at
-// k = 5, λ = 0.9, best of two: between T = 275 and 287.5 by the regular
-// rounding, a minute of CPU a step; see the package documentation).
+// k = 5, λ = 0.9, best of two: between T = 281.25 and 284.375 by the
+// regular rounding, about 30 s of CPU a step, and between 312.5 and 325
+// by the projected superposition, as in the simulator, a few minutes a
+// step; see the package documentation).
 func (s *System) checkEdgeChoices() error {
 	if s.Choices == 0 {
 		return nil
