@@ -67,6 +67,9 @@ type bestdMap struct {
 	// T = 400 where the rounding is 18% low, at 50–100 times its cost, so
 	// not yet the default (see the package documentation).
 	project bool
+	// noMerge keeps every class's joint law apart (tests: the reference
+	// of the merging).
+	noMerge bool
 	// stepScale scales the projection's time step (tests; 0: 1).
 	stepScale float64
 }
