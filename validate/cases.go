@@ -1527,9 +1527,12 @@ func psTrapDoor(e *env) ([]Check, error) {
 // dispatchers' superposed sends and a regular rounding of it, which
 // understates their spread and so the waiting: the check is its measured
 // accuracy, the mean time in system within 25% of the map's at T = 400
-// (measured: the map 7.30, fluid sim 8.90 ± 0.09, 18% above; at
-// T = 2,000 13%), a bound on the approximation rather than a tolerance of
-// an exact theory (full only; 40 periods, 1.4·10⁷ jobs a replication).
+// (measured: the map 7.30, fluid sim 8.91 ± 0.04, 18% above; at
+// T = 2,000 5.97 against 6.88 ± 0.03, 13%), a bound on the approximation
+// rather than a tolerance of an exact theory (full only; 40 periods,
+// 1.4·10⁷ jobs a replication). The package's projected superposition
+// (8.925 and 6.924 there) is not the map's yet: 3.5 s of CPU a period at
+// T = 400.
 func boardBestd(e *env) ([]Check, error) {
 	const n, k, load = 1600, 5, 0.9
 	var out []Check

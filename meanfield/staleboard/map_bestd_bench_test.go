@@ -21,16 +21,19 @@ func bestdBoard(b *testing.B, sys System, T float64) []float64 {
 // point at T = 400 (benchBoard) and its spread-start herd at T = 2,000
 // (herdBoard). Best of two with a tally steps every board class's tally
 // law and count window over the period: far above 10× (see the package
-// documentation's cost line).
+// documentation's cost line); the projected superposition steps each
+// class's joint law of arrivals and count, far above that again.
 var bestdRows = []struct {
-	name string
-	sys  System
-	T    float64
-	ref  func(b *testing.B, m *Map) []float64
+	name    string
+	sys     System
+	T       float64
+	ref     func(b *testing.B, m *Map) []float64
+	project bool // the projected superposition, at the rounding's fixed point
 }{
-	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard},
-	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, func(b *testing.B, m *Map) []float64 { return herdBoard(b, m, 2000, 20) }},
-	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard},
+	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard, false},
+	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, func(b *testing.B, m *Map) []float64 { return herdBoard(b, m, 2000, 20) }, false},
+	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false},
+	{"tally-jsqd2-T400-projected", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, true},
 }
 
 // BenchmarkMapBestd runs one best-of-d period at its fixed point and one
@@ -42,6 +45,7 @@ func BenchmarkMapBestd(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			p := bestdBoard(b, r.sys, r.T)
 			mp := newModelMap(&r.sys, r.T)
+			mp.bestd.project = r.project
 			ref := newMap(5, 0.9, r.T)
 			rp := r.ref(b, ref)
 			var res, rres MapResult

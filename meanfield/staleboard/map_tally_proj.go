@@ -1,0 +1,585 @@
+package staleboard
+
+import "math"
+
+// The projected-superposition evolution of best of d with tallies (the
+// default; see map_bestd.go for the model). Given its board b a server's
+// arrivals are the superposition A(s) = Σ_r t_r(s) of the k dispatchers'
+// tallies, independent pure-birth processes of rate ν(b + t_r, s). The
+// evolution replaces A by its Markovian projection (mimicking process): the
+// birth process on A of rate
+//
+//	λ_b(a, s) = E[Σ_r ν(b + t_r, s) | A(s) = a]
+//	          = k·[(π·ν) ∗ π^{∗(k−1)}](a) / π^{∗k}(a),
+//
+// π = π_b(·, s) the law of one tally, which has the same one-time laws as
+// A (Gyöngy's theorem for counting processes: the projection's forward
+// equation is the marginal of the exact one), and follows each class's
+// joint law of (A, q) by the forward equation of the chain whose arrivals
+// raise both by one at rate λ_b(A, s) and whose services lower q at rate 1
+// while q > 0. It is exact for one dispatcher (A = t_1 is then Markov).
+
+// projStepRate bounds dt·(λ_max + 1) on the joint chain's fastest rates
+// (arrivals at most d·λ, services 1): RK4 on a generator is stable to
+// |z| ≈ 2.8, and the generator's spectrum lies within twice the largest
+// rate. The rates are frozen at the step's midpoint, so the time
+// discretisation is of second order: at k = 5, λ = 0.9, T = 400 (one
+// period from a balanced board) halving the step moved the mean time in
+// system by 1.3e-5 and the board mean by 1.8e-4 relative, and halving it
+// again by a quarter of that.
+const projStepRate = 1.2
+
+// projTiny is the mass (absolute: the joint laws carry their class's
+// mass) below which a row or column of a joint law's window is cut, and
+// (per unit of mass) below which a tally level is left out of the rates'
+// convolutions.
+const projTiny = 1e-18
+
+// projBuf is the number of empty rows and columns kept above a joint law's
+// window: one RK4 step moves mass by at most four rows or columns (one per
+// stage), and what moves four is below (dt·rate)^4/4! ≈ 5e-3 of what sits
+// at the window's edge, itself below projTiny.
+const projBuf = 4
+
+// jointLaw is a joint law of a row index (the arrivals A, or X, from alo)
+// and the count q, row by row on its own window of counts: row i holds
+// q = lo[i] .. lo[i]+n[i]−1 at f[off[i]:], so that the rows of a law mixed
+// over board classes (whose counts differ by the board) stay narrow.
+type jointLaw struct {
+	alo      int
+	lo, n    []int
+	off      []int
+	f        []float64
+	elo, ehi []int     // work space of fit
+	nlo, nn  []int     // likewise
+	nf       []float64 // likewise
+}
+
+// projSpace is the work space of the projected evolution.
+type projSpace struct {
+	k1, k2, k3, k4, tmp []float64
+	lam                 []float64
+	conv, conv2, xnu    []float64
+	xs, num, den        []float64
+}
+
+// newJointLaw returns the law with mass w[i] at (alo + rows[i], q[i]).
+func newJointLaw(alo int, rows, qs []int, w []float64) jointLaw {
+	na := 0
+	for _, r := range rows {
+		na = max(na, r+1)
+	}
+	j := jointLaw{alo: alo, lo: make([]int, na), n: make([]int, na), off: make([]int, na)}
+	for i, r := range rows {
+		j.lo[r], j.n[r] = qs[i], 1
+	}
+	tot := 0
+	for i := range na {
+		j.off[i] = tot
+		tot += j.n[i]
+	}
+	j.f = make([]float64, tot)
+	for i, r := range rows {
+		j.f[j.off[r]] = w[i]
+	}
+	j.fit()
+	return j
+}
+
+// rows is the number of rows.
+func (j *jointLaw) rows() int { return len(j.lo) }
+
+// fit re-lays the law out when its mass comes within projBuf of a row
+// window's edge, counting the arrivals' climb from up to projBuf rows
+// below (one RK4 step moves mass by at most four rows or counts), with
+// 2·projBuf of room; rows below projTiny at the bottom are dropped and
+// projBuf rows are kept above the last one with mass.
+func (j *jointLaw) fit() {
+	na := j.rows()
+	j.elo, j.ehi = growInts(j.elo, na), growInts(j.ehi, na)
+	first, last := -1, -1
+	for i := range na {
+		r := j.f[j.off[i] : j.off[i]+j.n[i]]
+		a, b := 0, len(r)
+		for a < b && math.Abs(r[a]) < projTiny {
+			a++
+		}
+		for b > a && math.Abs(r[b-1]) < projTiny {
+			b--
+		}
+		j.elo[i], j.ehi[i] = j.lo[i]+a, j.lo[i]+b
+		if a < b {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	newNa := last + 1 + projBuf - first
+	j.nlo, j.nn = growInts(j.nlo, newNa), growInts(j.nn, newNa)
+	need := first != 0 || newNa != na
+	clo, chi, depth := 0, 0, 0
+	for r := range newNa {
+		i := r + first
+		lo, hi := 0, 0 // required counts [lo, hi), empty if lo == hi
+		if i < na && j.elo[i] < j.ehi[i] {
+			lo, hi = j.elo[i], j.ehi[i]
+			if depth > 0 {
+				lo, hi = min(lo, clo+1), max(hi, chi+1)
+			}
+			clo, chi, depth = lo, hi, projBuf
+		} else if depth > 0 {
+			lo, hi = clo+1, chi+1
+			clo, chi = lo, hi
+			depth--
+		}
+		if lo == hi {
+			j.nlo[r], j.nn[r] = 0, 0
+			if i >= na || j.n[i] != 0 {
+				need = need || i >= na
+			}
+			if i < na {
+				j.nlo[r], j.nn[r] = j.lo[i], j.n[i]
+			}
+			continue
+		}
+		wlo, whi := max(0, lo-projBuf), hi+projBuf
+		if i < na && j.lo[i] <= wlo && j.lo[i]+j.n[i] >= whi {
+			j.nlo[r], j.nn[r] = j.lo[i], j.n[i]
+			continue
+		}
+		need = true
+		wlo, whi = max(0, lo-2*projBuf), hi+2*projBuf
+		j.nlo[r], j.nn[r] = wlo, whi-wlo
+	}
+	if !need {
+		return
+	}
+	tot := 0
+	for r := range newNa {
+		tot += j.nn[r]
+	}
+	nf := growTo(&j.nf, tot)
+	clear(nf)
+	off := make([]int, newNa)
+	pos := 0
+	for r := range newNa {
+		off[r] = pos
+		if i := r + first; i < na {
+			for c, v := range j.f[j.off[i] : j.off[i]+j.n[i]] {
+				if q := j.lo[i] + c - j.nlo[r]; q >= 0 && q < j.nn[r] {
+					nf[pos+q] = v
+				}
+			}
+		}
+		pos += j.nn[r]
+	}
+	j.nf, j.f = j.f, nf
+	j.lo = append(j.lo[:0], j.nlo[:newNa]...)
+	j.n = append(j.n[:0], j.nn[:newNa]...)
+	j.off = off
+	j.alo += first
+}
+
+func growInts(x []int, n int) []int {
+	if cap(x) < n {
+		return make([]int, n)
+	}
+	return x[:n]
+}
+
+// jointDeriv writes the forward equation's right side for the joint law's
+// shape with values src at row rates lam into dst and returns the mean
+// count E[q] under src.
+func (j *jointLaw) deriv(dst, src []float64, lam []float64) float64 {
+	clear(dst)
+	var mq float64
+	na := j.rows()
+	for i := range na {
+		o, n, lo := j.off[i], j.n[i], j.lo[i]
+		r := src[o : o+n]
+		d := dst[o : o+n]
+		l := lam[i]
+		var up []float64
+		ulo := 0
+		if i+1 < na {
+			up = dst[j.off[i+1] : j.off[i+1]+j.n[i+1]]
+			ulo = j.lo[i+1]
+		}
+		for c, v := range r {
+			if v == 0 {
+				continue
+			}
+			q := lo + c
+			mq += float64(q) * v
+			a := l * v
+			d[c] -= a
+			if u := q + 1 - ulo; u >= 0 && u < len(up) {
+				up[u] += a
+			}
+			if q > 0 {
+				d[c] -= v
+				if c > 0 {
+					d[c-1] += v
+				}
+			}
+		}
+	}
+	return mq
+}
+
+// superpose returns the numerator and denominator of the projected rate
+// for the tally law x (tallies from off, class b) at the rates nu (by
+// perceived level): num(a) = k·[(π·ν) ∗ π^{∗(k−1)}](a) and den(a) =
+// π^{∗k}(a) for A = base + i, i < len(num) (the law cut below projTiny).
+func (ps *projSpace) superpose(x []float64, off, b, k int, nu []float64) (base int, num, den []float64) {
+	lo, hi := 0, len(x)
+	for lo < hi-1 && x[lo] < projTiny {
+		lo++
+	}
+	for hi > lo+1 && x[hi-1] < projTiny {
+		hi--
+	}
+	xs := append(ps.xs[:0], x[lo:hi]...)
+	for i := range xs {
+		xs[i] = math.Max(0, xs[i])
+	}
+	ps.xs = xs
+	xnu := growTo(&ps.xnu, len(xs))
+	for i, v := range xs {
+		xnu[i] = v * nu[b+off+lo+i]
+	}
+	// π^{∗(k−1)}.
+	cur := append(ps.conv[:0], 1)
+	for range k - 1 {
+		nx := growTo(&ps.conv2, len(cur)+len(xs)-1)
+		clear(nx)
+		for i, a := range cur {
+			for j, v := range xs {
+				nx[i+j] += a * v
+			}
+		}
+		ps.conv, ps.conv2 = nx, cur
+		cur = nx
+	}
+	n := len(cur) + len(xs) - 1
+	num, den = growTo(&ps.num, n), growTo(&ps.den, n)
+	clear(num)
+	clear(den)
+	for i, c := range cur {
+		for j, v := range xs {
+			num[i+j] += xnu[j] * c
+			den[i+j] += v * c
+		}
+	}
+	kf := float64(k)
+	for i := range num {
+		num[i] *= kf
+	}
+	return k * (off + lo), num, den
+}
+
+// fillRates sets lam[i] = num/den at row alo + i where den > 1e-280 (rows
+// of index base + j), and elsewhere the nearest such row's value (rows
+// the law's mass has left or not reached, whose joint mass is below
+// projTiny); with no such row, fallback.
+func fillRates(lam []float64, alo, base int, num, den []float64, fallback float64) {
+	first, last := -1, -1
+	for i := range lam {
+		j := alo + i - base
+		if j >= 0 && j < len(den) && den[j] > 1e-280 {
+			lam[i] = num[j] / den[j]
+			if first < 0 {
+				first = i
+			}
+			last = i
+		} else if last >= 0 {
+			lam[i] = lam[last]
+		}
+	}
+	if first < 0 {
+		for i := range lam {
+			lam[i] = fallback
+		}
+		return
+	}
+	for i := range first {
+		lam[i] = lam[first]
+	}
+}
+
+// stepJoint advances the joint law by one RK4 step of length dt at the
+// frozen row rates lam and returns ∫ E[q] over the step.
+func (ps *projSpace) stepJoint(j *jointLaw, lam []float64, dt float64) float64 {
+	n := len(j.f)
+	k1, k2, k3, k4, tmp := growTo(&ps.k1, n), growTo(&ps.k2, n), growTo(&ps.k3, n), growTo(&ps.k4, n), growTo(&ps.tmp, n)
+	f := j.f
+	m1 := j.deriv(k1, f, lam)
+	for i, v := range f {
+		tmp[i] = v + dt/2*k1[i]
+	}
+	m2 := j.deriv(k2, tmp, lam)
+	for i, v := range f {
+		tmp[i] = v + dt/2*k2[i]
+	}
+	m3 := j.deriv(k3, tmp, lam)
+	for i, v := range f {
+		tmp[i] = v + dt*k3[i]
+	}
+	m4 := j.deriv(k4, tmp, lam)
+	for i := range f {
+		f[i] += dt / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+	}
+	return dt / 6 * (m1 + 2*m2 + 2*m3 + m4)
+}
+
+// qMarginal adds the law's count marginal into dst and returns it.
+func (j *jointLaw) qMarginal(dst []float64) []float64 {
+	for i := range j.rows() {
+		for c, v := range j.f[j.off[i] : j.off[i]+j.n[i]] {
+			if v > 0 {
+				dst = addAt(dst, j.lo[i]+c, v)
+			}
+		}
+	}
+	return dst
+}
+
+// applyTallyProj evaluates Φ_T(p) for best of d on board + own tally by
+// the projected superposition (p checked, top its last non-zero class,
+// mass its total) into res.
+func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult) {
+	bd := m.bestd
+	ps := &bd.ps
+	k, d, lam, T := float64(m.K), bd.d, m.Load, m.Period
+	step := math.Min(tallyODEStep, tallyODERate/(float64(d)*lam/k))
+	step = math.Min(step, projStepRate/(float64(d)*lam+1))
+	if bd.stepScale > 0 {
+		step *= bd.stepScale
+	}
+	nstep := max(1, int(math.Ceil(T/step)))
+	dt := T / float64(nstep)
+
+	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
+	P := make([]float64, V)
+	copy(P, p[:top+1])
+	var cls []*projClass
+	for b := 0; b <= top; b++ {
+		if p[b] > 0 {
+			c := &projClass{b: b, w: p[b], pi: []float64{1}}
+			c.jl = newJointLaw(0, []int{0}, []int{b}, []float64{p[b]})
+			cls = append(cls, c)
+		}
+	}
+	stage := make([][]float64, 4)
+	nu := make([][]float64, 4)
+	kP := make([][]float64, 4)
+	for i := range nu {
+		stage[i], nu[i], kP[i] = make([]float64, V), make([]float64, V), make([]float64, V)
+	}
+	rates := func(dst, x []float64) {
+		var S float64
+		for v := V - 1; v >= 0; v-- {
+			Sn := S
+			S += x[v]
+			dst[v] = lam / k * choiceRate(S/mass, Sn/mass, d) / mass
+		}
+	}
+	var kb [4][]float64
+	var xb, mid []float64
+	for st := range nstep {
+		if st%projMergeEvery == 0 && !bd.noMerge {
+			cls = projMerge(cls, m.K)
+		}
+		copy(stage[0], P)
+		for i := range 4 {
+			if i > 0 {
+				f := dt / 2
+				if i == 3 {
+					f = dt
+				}
+				for v := range P {
+					stage[i][v] = P[v] + f*kP[i-1][v]
+				}
+			}
+			rates(nu[i], stage[i])
+			forward(kP[i], stage[i], 0, nu[i])
+		}
+		for v := range P {
+			P[v] += dt / 6 * (kP[0][v] + 2*kP[1][v] + 2*kP[2][v] + kP[3][v])
+		}
+		for _, c := range cls {
+			for len(c.pi) < tallyBuffer || !allBelow(c.pi[len(c.pi)-tallyBuffer:], tallyTiny) {
+				c.pi = append(c.pi, 0)
+			}
+			if over := c.b + c.off + len(c.pi) - V; over > 0 {
+				c.pi = c.pi[:len(c.pi)-over]
+			}
+			n, lo := len(c.pi), c.b+c.off
+			for i := range kb {
+				kb[i] = growTo(&kb[i], n)
+			}
+			xb = growTo(&xb, n)
+			mid = growTo(&mid, n)
+			for i := range 4 {
+				src := c.pi
+				if i > 0 {
+					f := dt / 2
+					if i == 3 {
+						f = dt
+					}
+					for q := range xb {
+						xb[q] = c.pi[q] + f*kb[i-1][q]
+					}
+					src = xb
+				}
+				forward(kb[i], src, lo, nu[i])
+			}
+			// The tally law and rates at the step's midpoint (its RK4
+			// step's two ends averaged: second order in dt) drive the joint step.
+			for q := range c.pi {
+				inc := dt / 6 * (kb[0][q] + 2*kb[1][q] + 2*kb[2][q] + kb[3][q])
+				mid[q] = c.pi[q] + inc/2
+				c.pi[q] += inc
+			}
+			base, num, den := ps.superpose(mid, c.off, c.b, m.K, nu[1])
+			lamA := growTo(&ps.lam, c.jl.rows())
+			fillRates(lamA, c.jl.alo, base, num, den, k*nu[1][c.b+c.off])
+			c.integ += ps.stepJoint(&c.jl, lamA, dt)
+			c.jl.fit()
+			cut := 0
+			for cut < len(c.pi)-1 && math.Abs(c.pi[cut]) < tallyTiny {
+				cut++
+			}
+			if cut > 0 {
+				c.pi = append(c.pi[:0], c.pi[cut:]...)
+				c.off += cut
+			}
+		}
+	}
+	next := res.Next[:0]
+	*res = MapResult{Next: next}
+	var integ float64
+	for _, c := range cls {
+		integ += c.integ
+		next = c.jl.qMarginal(next)
+	}
+	m.finishBestd(res, next, mass, integ)
+}
+
+// projClass is one board class of the projected evolution: its tally law
+// (tallies from off), its joint law of (A, q) in absolute mass, and the
+// time integral of its mass's mean count so far.
+type projClass struct {
+	b, off int
+	w      float64
+	pi     []float64
+	jl     jointLaw
+	integ  float64
+}
+
+// projMergeTol is the total variation between two classes' tally laws, in
+// perceived levels (board + tally), below which the lighter class's joint
+// law is added to the heavier's and follows its rates from then on: λ_b
+// depends on the class only through the law of b + t (its rows shifted by
+// k·b), so the merged rates differ by at most that relative amount, and
+// the laws keep converging (a server behind the others' perceived level
+// is sent to faster). At T = 400 merging changes the mean time in system
+// by less than 1e-9 relative (TestTallyProjMerge).
+const projMergeTol = 1e-10
+
+// projMergeEvery is the number of steps between merge checks.
+const projMergeEvery = 8
+
+// projMerge merges into the heaviest class every class whose perceived
+// tally law is within projMergeTol of its own, and returns the classes
+// left.
+func projMerge(cls []*projClass, k int) []*projClass {
+	if len(cls) < 2 {
+		return cls
+	}
+	root := cls[0]
+	for _, c := range cls {
+		if c.w > root.w {
+			root = c
+		}
+	}
+	out := cls[:0]
+	for _, c := range cls {
+		if c != root && perceivedTV(c, root) < projMergeTol {
+			root.jl.add(&c.jl, k*(c.b-root.b))
+			root.integ += c.integ
+			root.w += c.w
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// perceivedTV is Σ_v |π_a(v) − π_b(v)| over perceived levels v.
+func perceivedTV(a, b *projClass) float64 {
+	la, lb := a.b+a.off, b.b+b.off
+	lo, hi := min(la, lb), max(la+len(a.pi), lb+len(b.pi))
+	var tv float64
+	for v := lo; v < hi; v++ {
+		tv += math.Abs(at(a.pi, v-la) - at(b.pi, v-lb))
+	}
+	return tv
+}
+
+func at(x []float64, i int) float64 {
+	if i < 0 || i >= len(x) {
+		return 0
+	}
+	return x[i]
+}
+
+// add adds the joint law src, whose row A is this law's row A + shift,
+// into j, each row on the union of the two windows.
+func (j *jointLaw) add(src *jointLaw, shift int) {
+	slo := src.alo + shift
+	lo := min(j.alo, slo)
+	hi := max(j.alo+j.rows(), slo+src.rows())
+	na := hi - lo
+	nlo, nn, off := make([]int, na), make([]int, na), make([]int, na)
+	win := func(l *jointLaw, base, r int) (int, int, bool) {
+		i := r + lo - base
+		if i < 0 || i >= l.rows() || l.n[i] == 0 {
+			return 0, 0, false
+		}
+		return l.lo[i], l.lo[i] + l.n[i], true
+	}
+	tot := 0
+	for r := range na {
+		a0, a1, okA := win(j, j.alo, r)
+		b0, b1, okB := win(src, slo, r)
+		switch {
+		case okA && okB:
+			nlo[r], nn[r] = min(a0, b0), max(a1, b1)-min(a0, b0)
+		case okA:
+			nlo[r], nn[r] = a0, a1-a0
+		case okB:
+			nlo[r], nn[r] = b0, b1-b0
+		}
+		off[r] = tot
+		tot += nn[r]
+	}
+	f := make([]float64, tot)
+	for _, l := range []struct {
+		law  *jointLaw
+		base int
+	}{{j, j.alo}, {src, slo}} {
+		for i := range l.law.rows() {
+			r := i + l.base - lo
+			for c, v := range l.law.f[l.law.off[i] : l.law.off[i]+l.law.n[i]] {
+				f[off[r]+l.law.lo[i]+c-nlo[r]] += v
+			}
+		}
+	}
+	j.alo, j.lo, j.n, j.off, j.f = lo, nlo, nn, off, f
+	j.fit()
+}
