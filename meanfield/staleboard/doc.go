@@ -107,9 +107,12 @@
 // terms of the free walk X = A − D (Skellam: arrivals Poisson(ρT) minus
 // services Poisson(T)), P(q(T) ≥ n) = P(X ≥ n − b) + ρ^n·P(X ≤ −n − b − 1)
 // for n ≥ 1, and the time integral of E[q] follows from the first two
-// moments at T (mm1.go). A class costs one Skellam window of about 30√T
-// terms (Miller's recurrence, stable toward the mode), a period about 20
-// ms at T = 2,000 (BenchmarkMapBestd). It reproduces package bestofd's
+// moments at T (mm1.go). A class costs one Skellam window of about
+// 25·√((1 + ρ_b)·T) terms (Miller's recurrence, stable toward the mode,
+// started where a Chernoff bound puts the terms below the cut), a period
+// 0.15, 0.43, 1.3, 5, 9 and 15 ms at T = 30, 100, 400, 1,000, 2,000 and
+// 3,000, 1.1–7× today's map period at the same T (BenchmarkMapBestd). It
+// reproduces package bestofd's
 // periodic board to 7 digits and the published 343 at T = 2,000 (343.05;
 // the simulator at N = 100 gives 347.9 ± 0.5, at N = 1,600 the map's
 // board mean at T = 100 is within 0.1% of it, at T = 2,000 and N = 400

@@ -1,6 +1,9 @@
 package staleboard
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The M/M/1 transient from a fixed start, in closed form: the building
 // block of the best-of-d map without tallies, where a server of board b
@@ -51,67 +54,102 @@ func skellam(buf, scratch *[]float64, mu1, mu2 float64) (int, []float64) {
 }
 
 // skellamRec is skellam by Miller's recurrence (both parameters ≥ 2).
+// Each sweep starts where a Chernoff bound puts the terms below
+// skellamStart of the mode's (skellamEnds), so that the arbitrary start's
+// error, which decays about as the square of the terms' ratio toward the
+// mode, is below 1e-6 of the terms at the cut and far below rounding at
+// the terms kept.
 func skellamRec(buf, scratch *[]float64, mu1, mu2 float64) (int, []float64) {
-	mean, sd := mu1-mu2, math.Sqrt(mu1+mu2)
-	lo := int(math.Floor(mean - 15*sd - 40))
-	hi := int(math.Ceil(mean + 15*sd + 40))
+	lo, hi := skellamEnds(mu1, mu2)
 	n := hi - lo + 1
 	if cap(*buf) < n {
 		*buf = make([]float64, n)
 	}
+	// Every entry is written: the upper sweep from hi down to max(lo, 0),
+	// the lower one from lo up to min(hi, 0).
 	f := (*buf)[:n]
-	clear(f)
 	const big = 1e200
+	// The recurrence runs two steps per iteration from the pair of terms
+	// before, kept in registers, so that the chain of dependent operations
+	// is one multiply and one add per two terms (math.FMA's run-time
+	// dispatch on amd64 v1 would spill the loop): f(k−1) = (k/μ₁)·f(k) +
+	// (μ₂/μ₁)·f(k+1) downward, f(k+1) = (−k/μ₂)·f(k) + (μ₁/μ₂)·f(k−1)
+	// upward.
+	inv1, inv2 := 1/mu1, 1/mu2
+	r21, r12 := mu2*inv1, mu1*inv2
 	// Upper sweep: k from hi down to max(lo, 0) (k ≥ 1 adds positive terms;
 	// the step from k = 0 gives f(−1) = μ₂f(1)/μ₁, also positive).
 	top := max(lo, 0)
 	if hi >= top {
-		var next float64 // f(k+1)
+		var next, cur float64 = 0, 1 // f(k+1), f(k)
 		f[hi-lo] = 1
-		for k := hi; k > top; k-- {
-			cur := f[k-lo]
-			prev := (mu2*next + float64(k)*cur) / mu1
-			next = cur
-			f[k-1-lo] = prev
-			if prev > big {
-				for j := k - 1; j <= hi; j++ {
-					f[j-lo] /= big
+		up := f[:hi-lo+1]
+		k := hi
+		for ; k-1 > top; k -= 2 {
+			// Two steps at once: f(k−1) = b·f(k) + r·f(k+1) and f(k−2) =
+			// (b'·b + r)·f(k) + b'·r·f(k+1), b = k/μ₁, b' = (k−1)/μ₁, both
+			// from the pair before (positive terms only).
+			b, b1 := float64(k)*inv1, float64(k-1)*inv1
+			m1 := b*cur + r21*next
+			m2 := (b1*b+r21)*cur + b1*r21*next
+			next, cur = m1, m2
+			up[k-1-lo], up[k-2-lo] = m1, m2
+			if m1 > big || m2 > big {
+				for j := k - 2; j <= hi; j++ {
+					up[j-lo] /= big
 				}
 				next /= big
+				cur /= big
 			}
 		}
+		if k > top {
+			up[k-1-lo] = float64(k)*inv1*cur + r21*next
+		}
 	}
-	// Lower sweep: k from lo up to min(hi, 0).
+	// Lower sweep: k from lo up to min(hi, 0), into f[0..bot−lo], scaled
+	// to the upper sweep's f(0) when both ran.
 	bot := min(hi, 0)
 	if lo <= bot {
-		low := (*scratch)[:0]
-		var prev float64 // f(k−1)
-		low = append(low, 1)
-		for k := lo; k < bot; k++ {
-			cur := low[k-lo]
-			nx := (mu1*prev - float64(k)*cur) / mu2
-			prev = cur
-			low = append(low, nx)
-			if nx > big {
-				for j := range low {
+		var f0 float64
+		if top == 0 && hi >= 0 {
+			f0 = f[-lo]
+		}
+		low := f[:bot-lo+1]
+		var prev, cur float64 = 0, 1 // f(k−1), f(k)
+		low[0] = 1
+		k := lo
+		for ; k+1 < bot; k += 2 {
+			// Two steps at once, as in the upper sweep: a = −k/μ₂, a' =
+			// −(k+1)/μ₂ (positive: k < 0).
+			a, a1 := float64(-k)*inv2, float64(-k-1)*inv2
+			n1 := a*cur + r12*prev
+			n2 := (a1*a+r12)*cur + a1*r12*prev
+			prev, cur = n1, n2
+			low[k+1-lo], low[k+2-lo] = n1, n2
+			if n1 > big || n2 > big {
+				for j := 0; j <= k+2-lo; j++ {
 					low[j] /= big
 				}
 				prev /= big
+				cur /= big
 			}
 		}
-		scale := 1.0
+		if k < bot {
+			low[k+1-lo] = float64(-k)*inv2*cur + r12*prev
+		}
 		if top == 0 && hi >= 0 {
-			scale = f[-lo] / low[bot-lo]
+			scale := f0 / low[bot-lo]
+			for j := range low {
+				low[j] *= scale
+			}
 		}
-		for j, v := range low {
-			f[j] = v * scale
-		}
-		*scratch = low
 	}
 	var sum, peak float64
 	for _, v := range f {
 		sum += v
-		peak = math.Max(peak, v)
+		if v > peak {
+			peak = v
+		}
 	}
 	a, b := 0, len(f)
 	for a < b-1 && f[a] < skellamCut*peak {
@@ -121,24 +159,109 @@ func skellamRec(buf, scratch *[]float64, mu1, mu2 float64) (int, []float64) {
 		b--
 	}
 	f = f[a:b]
+	inv := 1 / sum
 	for i := range f {
-		f[i] /= sum
+		f[i] *= inv
 	}
 	return lo + a, f
 }
 
+// skellamStart is the size, against the mode's, below which a Skellam
+// term is certainly dropped by skellamCut (a factor 1,000 below it) and
+// the recurrence may start.
+const skellamStart = 1e-3 * skellamCut
+
+// skellamEnds returns the first and last terms of the window of Miller's
+// recurrence for the Skellam law of Poisson(mu1) − Poisson(mu2): the
+// innermost k on either side of the mean whose tail P(X ≥ k) (P(X ≤ k))
+// the Chernoff bound exp(−I(k)) puts below skellamStart times a lower
+// bound of the mode's term, at most 15 standard deviations and 40 terms
+// from the mean. I is the Legendre transform of the cumulant generating
+// function ψ(θ) = μ₁(e^θ − 1) + μ₂(e^−θ − 1), minimised at e^θ =
+// (k + √(k² + 4μ₁μ₂))/(2μ₁).
+func skellamEnds(mu1, mu2 float64) (int, int) {
+	mean, sd := mu1-mu2, math.Sqrt(mu1+mu2)
+	lo := int(math.Floor(mean - 15*sd - 40))
+	hi := int(math.Ceil(mean + 15*sd + 40))
+	// The mode's term is at least 1/(its window's length) of the mass in
+	// the window (more than half of all of it).
+	logCut := math.Log(skellamStart / (2 * float64(hi-lo+1)))
+	// tail is log of the Chernoff bound of P(A − B ≥ k), A ~ Poisson(a),
+	// B ~ Poisson(b), k > a − b.
+	tail := func(k, a, b float64) float64 {
+		e := (k + math.Sqrt(k*k+4*a*b)) / (2 * a)
+		return -(math.Log(e)*k - a*(e-1) - b*(1/e-1))
+	}
+	// The smallest d ≤ dmax with tail(m + d) below the cut, m the rounded
+	// mean. tail is concave and decreasing in k, with slope −θ (the
+	// minimiser, e^θ above): Newton's steps from the Gaussian guess stay
+	// at or above the root after the first, and approach it from above,
+	// so the ceiling of any of them is at or beyond the last term needed.
+	reach := func(a, b float64, m, dmax int) int {
+		d := math.Max(1, math.Sqrt(a+b)*math.Sqrt(-2*logCut))
+		for range 6 {
+			k := float64(m) + d
+			e := (k + math.Sqrt(k*k+4*a*b)) / (2 * a)
+			g := tail(k, a, b) - logCut
+			step := g / math.Log(e)
+			d = math.Max(1, d+step)
+			if math.Abs(step) < 0.25 && g <= 0 {
+				break
+			}
+		}
+		return min(dmax, int(math.Ceil(d)))
+	}
+	m := int(math.Round(mean))
+	up := reach(mu1, mu2, m, hi-m)
+	down := reach(mu2, mu1, -m, m-lo)
+	return max(lo, m-down), min(hi, m+up)
+}
+
+// recMinArrivals is the smallest arrival mean for which the M/M/1 law
+// takes the Skellam law by Miller's recurrence (services ≥ 2): below 2 the
+// recurrence still agrees with the convolution (TestSkellamSmallArrivals)
+// and costs a few passes over the window, where the convolution costs one
+// per arrival term kept (12 at μ₁ = 0.01, 28 at μ₁ = 1); below 1e-6 the
+// arrival window is at most 5 terms.
+const recMinArrivals = 1e-6
+
 // skellam is the Skellam law of arrivals Poisson(mu1) minus services
 // Poisson(t), with the service window kept from one call to the next.
 func (ws *mm1Space) skellam(mu1, t float64) (int, []float64) {
-	if mu1 >= 2 && t >= 2 {
+	if mu1 >= recMinArrivals && t >= 2 {
 		return skellamRec(&ws.sk, &ws.sc, mu1, t)
 	}
 	if ws.svc == nil || ws.svcT != t {
 		ws.svcT = t
 		ws.svcLo, ws.svc = poissonWindow(&ws.svc, t)
+		ws.svcRev = append(ws.svcRev[:0], ws.svc...)
+		slices.Reverse(ws.svcRev)
 	}
 	lo1, p1 := poissonWindow(&ws.ar, mu1)
-	return convolve(&ws.sk, lo1, p1, ws.svcLo, ws.svc)
+	return convolveRev(&ws.sk, lo1, p1, ws.svcLo, ws.svcRev)
+}
+
+// convolveRev is convolve with the second pmf given reversed (rev[j] =
+// p2[len − 1 − j]): for each term of the first, one contiguous
+// multiply-add over the output. Every output term adds the same products
+// in the same order as convolve's, so the result is the same to the bit.
+func convolveRev(buf *[]float64, lo1 int, p1 []float64, lo2 int, rev []float64) (int, []float64) {
+	n2 := len(rev)
+	lo := lo1 - (lo2 + n2 - 1)
+	n := len(p1) + n2 - 1
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	f := (*buf)[:n]
+	clear(f)
+	for a, pa := range p1 {
+		// (lo1+a) − (lo2+d) − lo = a + n2 − 1 − d: d = n2 − 1 − j lands on a + j.
+		dst := f[a : a+n2]
+		for j, pd := range rev {
+			dst[j] += pa * pd
+		}
+	}
+	return lo, f
 }
 
 // skellamConv is skellam by the direct convolution of the two Poisson
@@ -214,9 +337,9 @@ func poissonWindow(buf *[]float64, mu float64) (int, []float64) {
 type mm1Space struct {
 	sk, sc, h, law []float64
 	// The Poisson(t) window of the services, kept for the period's t.
-	svcT    float64
-	svcLo   int
-	svc, ar []float64
+	svcT            float64
+	svcLo           int
+	svc, svcRev, ar []float64
 }
 
 // mm1Law adds w times the law at time t of an M/M/1 queue (arrival rate
@@ -266,22 +389,41 @@ func (ws *mm1Space) law1(i int, rho, t float64) (int, []float64) {
 	hi := lo + len(f) - 1
 	// The reflected term H(n) = ρ^n·P(X ≤ −n − i − 1), n = 1..len(h).
 	h := ws.h[:0]
+	var c0 float64 // P(X ≤ −i), if haveC0
+	haveC0 := false
 	if rho <= 1 {
-		// H(n) = ρ^n·C(−n − i − 1), C the cdf, nonzero while −n − i − 1 ≥ lo.
-		if nh := -lo - i - 1; nh >= 1 {
+		// H(n) = ρ^n·C(−n − i − 1), C the cdf, nonzero while −n − i − 1 ≥
+		// lo, and below mm1Tiny once ρ^n is (those terms are dropped: the
+		// tail of a geometric law, far below the map's truncations).
+		nh := -lo - i - 1
+		if rho < 1 {
+			if c := math.Log(mm1Tiny) / math.Log(rho); c < float64(nh) {
+				nh = int(c)
+			}
+		}
+		if nh >= 1 {
 			h = growTo(&ws.h, nh)
 			var cum float64
-			for k := lo; k <= -i-2; k++ {
+			// The cdf up to the first k stored (n = nh), then n = nh … 1,
+			// each times ρ^n from ρ^nh ≥ mm1Tiny up (a rounding of about
+			// nh ulps).
+			kFirst, kLast := -nh-i-1, -i-2
+			for k := lo; k < kFirst && k <= hi; k++ {
+				cum += f[k-lo]
+			}
+			pw, inv := math.Pow(rho, float64(nh)), 1/rho
+			for k := kFirst; k <= kLast; k++ {
 				if k <= hi {
 					cum += f[k-lo]
 				}
-				h[-k-i-2] = cum // n = −k − i − 1
+				h[-k-i-2] = cum * pw // n = −k − i − 1
+				pw *= inv
 			}
-			pw := 1.0
-			for n := 1; n <= nh; n++ {
-				pw *= rho
-				h[n-1] *= pw
+			// P(X ≤ −i), the same sum continued.
+			for k := kLast + 1; k <= min(-i, hi); k++ {
+				cum += f[k-lo]
 			}
+			c0, haveC0 = cum, true
 		}
 	} else if nh := hi - i - 1; nh >= 1 && float64(i+1)*math.Log(rho) < -math.Log(mm1Tiny)+math.Log(rho/(rho-1)) {
 		// H(n) = ρ^{−(i+1)}·U(n + i + 1), U(m) = f(m) + U(m + 1)/ρ, U ≤
@@ -301,33 +443,58 @@ func (ws *mm1Space) law1(i int, rho, t float64) (int, []float64) {
 			h[n] *= s
 		}
 	}
-	ws.h = h
-	H := func(n int) float64 {
-		if n < 1 || n > len(h) {
-			return 0
-		}
-		return h[n-1]
-	}
+	nh := len(h)
 	off := max(0, i+lo)
-	if len(h) > 0 {
+	if nh > 0 {
 		off = 0
 	}
-	top := max(i+hi, len(h)+1)
+	top := max(i+hi, nh+1)
 	law := growTo(&ws.law, top-off+1)
+	// law[n − off] = max(0, f(n − i) + H(n) − H(n + 1)) for n ≥ 1 (terms
+	// out of range zero), in that order of operations; the Skellam term
+	// is in range for i + lo ≤ n ≤ i + hi.
+	n0 := max(off, 1)
+	sBeg, sEnd := max(n0, i+lo), min(top, i+hi) // the n with a Skellam term
+	if nh == 0 {
+		// No reflected term: the Skellam terms (positive), zeros around.
+		for n := n0; n < min(sBeg, top+1); n++ {
+			law[n-off] = 0
+		}
+		copy(law[sBeg-off:], f[sBeg-i-lo:sEnd-i-lo+1])
+		for n := max(sBeg, sEnd+1); n <= top; n++ {
+			law[n-off] = 0
+		}
+	} else {
+		// H(n) = h[n−1], zero beyond nh: h padded to n = top + 1.
+		h = growKeep(h, top+1)
+		hn := h[n0-1 : top+1] // hn[j] = H(n0 + j)
+		lw := law[n0-off : top-off+1]
+		_ = hn[len(lw)]
+		for j := range lw {
+			n := n0 + j
+			var v float64
+			if n >= sBeg && n <= sEnd {
+				v = f[n-i-lo]
+			}
+			v = v + hn[j] - hn[j+1]
+			if !(v >= 0) {
+				v = 0 // math.Max(0, ·) without its call (no NaN reaches here)
+			}
+			lw[j] = v
+		}
+	}
+	ws.h = h
 	if off == 0 {
 		// P(q = 0) = P(X ≤ −i) − H(1).
-		var c0 float64
-		for k := lo; k <= min(-i, hi); k++ {
-			c0 += f[k-lo]
+		if !haveC0 {
+			for k := lo; k <= min(-i, hi); k++ {
+				c0 += f[k-lo]
+			}
 		}
-		law[0] = math.Max(0, c0-H(1))
-	}
-	for n := max(off, 1); n <= top; n++ {
-		var sk float64
-		if k := n - i; k >= lo && k <= hi {
-			sk = f[k-lo]
+		if nh > 0 {
+			c0 -= h[0]
 		}
-		law[n-off] = math.Max(0, sk+H(n)-H(n+1))
+		law[0] = max(0, c0)
 	}
 	for len(law) > 1 && law[len(law)-1] == 0 {
 		law = law[:len(law)-1]
