@@ -236,17 +236,20 @@
 // and an upper one u(V), both fixed points of Ψ_V, and the state followed
 // down bubble V + 1 hops to bubble V where it ends, at c(V + 1), only if
 // u(V) > c(V + 1). Edge solves the balanced fixed point at the top (about
-// 10 map evaluations); descends a ladder of crossings u(V), each solved
-// from the one above (a fifth of the passes at a time, then bisection;
-// 4–8 evaluations a crossing, 8–12 a stall, about 5 probes) to the lowest
-// V that has one; solves c(V) from more loaded boards (the top's shifted
-// up by about twice its mean; 10–15) and c(V + 1) from it (about 9),
-// moving up while the bubble lies below a gap; and solves the stable
+// 10 map evaluations, the first of them also sizing the support; with
+// job phases, where a period there costs 10–15 times one at the edge, to
+// 1e-4 instead of 1e-6: it only starts the path); descends a ladder of
+// crossings u(V), each solved from the one above (a fifth of the passes
+// at a time, then bisection; 4–8 evaluations a crossing, 8–12 a stall,
+// about 5 probes) to the lowest V that has one; solves c(V) from more
+// loaded boards (the top's shifted up by about twice its mean; 10–15)
+// and c(V + 1) from it (about 9), moving up while the bubble lies below
+// a gap; and solves the stable
 // fixed point just above T* = c(V*) — Ψ_V* with the period cut at a
 // fraction of pass V* instead of its end, the fraction chosen for
 // T ≈ T*(1 + RelTol/2); about 8 — with its
 // spectrum (Arnoldi on 6 forward differences, 7). That is 75–130 map
-// evaluations an edge (76 for k = 5, λ = 0.9; a gap or a hard collision
+// evaluations an edge (75 for k = 5, λ = 0.9; a gap or a hard collision
 // adds a few solves), against 600–1,400 for a search by bisection; an
 // evaluation costs more the longer T (see Cost above), so the edges of
 // λ = 0.95 dominate a table. Where it fails — a branch that ends other

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -306,6 +307,9 @@ func edgeTop(sys *System, set *EdgeSettings) (float64, []float64, int, error) {
 	topTol := 1e-10
 	if !set.Search {
 		topTol = rootTopTol
+		if sys.Sizes.Kind != farm.Exponential && sys.shares() == nil {
+			topTol = rootPhaseTopTol
+		}
 	}
 	evals := 0
 	for {
@@ -635,13 +639,14 @@ func (r *edgeRun) fnUncached(T float64, probe bool) (fixedpoint.Func, error) {
 }
 
 // Truncations of the probe maps: with job phases, the evaluations that
-// only steer the root path (the top's fixed point, solved to rootTopTol,
-// and the crossings of the ladder, to rootProbeTol) cut the count law's
+// only steer the root path (the top's fixed point, solved to
+// rootPhaseTopTol, and the crossings of the ladder, to rootProbeTol) and
+// the top's mean time in system cut the count law's
 // top below probeTrimTol instead of 1e-20 and the Poisson tails of the
 // passes at probePoissonTol instead of 1e-17. The mass they lose is
 // counted (MapResult.Lost): about 1e-13 a period at k = 5, λ = 0.9 (T =
 // 60 … 440), a hundredth of the support's limit (1e-12 at the top, 1e-10
-// on the path) and far below the solves' tolerances (1e-6, 1e-5), so a
+// on the path) and far below the solves' tolerances (1e-4, 1e-5), so a
 // probe lands where the full map's would to well within its tolerance;
 // the results (collisions, the fixed point above, the spectrum) are solved
 // with the full map. The triangular PS state space makes the top counts
@@ -736,8 +741,9 @@ func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64,
 // to tol, 1e-10 in FixedPoint, on a support doubled until the truncation
 // loses less than 1e-12; by a probe map on the root path with phases),
 // with every map evaluation counted and the context checked: the board,
-// the mean time in system there (by the full map), the evaluations and
-// whether the solve converged.
+// the mean time in system there (by the full map, by the probe map on the
+// root path), the evaluations and whether the solve converged. The first
+// map evaluation, which sizes the support, is the solve's first too.
 func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]float64, float64, int, bool, error) {
 	evals := 0
 	count := func() error {
@@ -748,7 +754,8 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		return nil
 	}
 	fast := newModelMap(sys, T).boardOnly()
-	if !set.Search && sys.shares() == nil && tol >= rootTopTol {
+	probe := !set.Search && sys.shares() == nil && tol >= rootTopTol
+	if probe {
 		probeMap(fast)
 	}
 	if err := count(); err != nil {
@@ -780,9 +787,18 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 	}
 	n := max(2*support(r.Next, 1e-18)+32, 1)
 	x := pad(start, n)
+	// The solve's first evaluation is at x, Φ(start) padded: the one just
+	// made (the map ignores the zeros past the board's top).
+	first, x0 := r, x
 	for {
 		sf := &supportFunc{m: fast}
 		f := func(dst, x []float64) error {
+			if first != nil && slices.Equal(x, x0) {
+				sf.useFirst(dst, first)
+				first = nil
+				return nil
+			}
+			first = nil
 			if err := count(); err != nil {
 				return err
 			}
@@ -800,10 +816,29 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err := count(); err != nil {
 			return nil, 0, evals, false, err
 		}
-		full, err := newModelMap(sys, T).Apply(res.X)
+		// The mean time in system only tells a balanced top from a herd
+		// (a factor 5): on the root path the probe map's suffices.
+		full := newModelMap(sys, T)
+		if probe {
+			probeMap(full)
+		}
+		fr, err := full.Apply(res.X)
 		if err != nil {
 			return nil, 0, evals, false, err
 		}
-		return res.X, full.Sojourn, evals, res.Status == outcome.Converged, nil
+		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged, nil
 	}
+}
+
+// useFirst writes into dst the evaluation r already made (of dst's input,
+// padded), with the loss eval would count.
+func (s *supportFunc) useFirst(dst []float64, r *MapResult) {
+	lost := r.Lost
+	for i := range dst {
+		dst[i] = entry(r.Next, i)
+	}
+	for i := len(dst); i < len(r.Next); i++ {
+		lost += r.Next[i]
+	}
+	s.lost = math.Max(s.lost, lost)
 }
