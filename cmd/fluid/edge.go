@@ -62,10 +62,11 @@ fluid help glossary.
 
 With --servers it adds the edge of finite farms of N servers: T*(N, H), the
 period at which a farm started balanced tips into the herd within --horizon
-H refresh periods with probability ½, from the escape analysis of the map
-(the board's noise at finite N, its stationary spread around the balanced
-state, and the escape over the saddle to the herd; nothing fitted). Its
-table shows T*(N) and T*(N)(1−λ)² beside the N → ∞ value. With --simulate it
+H refresh periods with probability ½, from a Monte Carlo of the map with
+its finite-N noise (the dispatchers' clocks stretching the passes, the
+servers' moves given the clocks; nothing fitted), which also prints the
+tipping curve and the mean time to tip (--theory escape: the older escape
+analysis along the board mean). Its table shows T*(N) and T*(N)(1−λ)² beside the N → ∞ value. With --simulate it
 also measures that edge with the simulator: runs of N servers from the empty
 start at seven periods around the theory edge, --reps each, stopped at the
 tip, and the logistic fit of the fraction that tipped, with its 95% interval.
@@ -109,9 +110,9 @@ func newEdge() *cobra.Command {
 	f.StringVar(&o.servers, "servers", "", concept("servers", "of the finite-N edges; a list or ranges (none: N → ∞ only)"))
 	f.IntVar(&o.horizon, "horizon", staleboard.DefaultHorizon, concept("horizon", "finite N; 1..1000000"))
 	f.BoolVar(&o.simulate, "simulate", false, "finite N: also measure the edge by simulation")
-	f.StringVar(&o.theory, "theory", "escape", "finite N: escape (the one-coordinate escape chain, seconds) or noisy-map (Monte Carlo of the noisy map, about a second an edge: a monotone tipping curve and the mean time to tip)")
+	f.StringVar(&o.theory, "theory", "noisy-map", "finite N: noisy-map (Monte Carlo of the noisy map, about a second an edge: a monotone tipping curve and the mean time to tip) or escape (the one-coordinate escape chain, seconds; right at N ≤ 100 for k = 5, too high at large N)")
 	f.IntVar(&o.reps, "reps", 16, "with --simulate: runs per simulated period (2..10000)")
-	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: random seed")
+	f.Uint64Var(&o.seed, "seed", 1, "finite N (the noisy map, --simulate): random seed")
 	f.Float64Var(&o.floor, "floor", staleboard.DefaultFloor, "lowest T(1−λ)² searched, in mean service times")
 	f.BoolVar(&o.confirm, "confirm", false, "confirm each edge by direct iteration just above and below it")
 	f.Float64Var(&o.maxT, "max-period", staleboard.DefaultEdgeMaxPeriod, "largest refresh period T the search may visit, in mean service times (the search cost grows with T; at most 1e6)")
@@ -129,10 +130,13 @@ func newEdge() *cobra.Command {
 		flagRule{flag: "reps", field: "Reps", rng: in(2, 10000, "16"), when: simulated},
 		flagRule{flag: "theory", field: "Method", when: finite},
 		flagRule{flag: "seed", field: "Seed", when: func() string {
-			if o.simulate || o.theory == "noisy-map" {
+			if o.servers != "" && (o.simulate || o.theory == "noisy-map") {
 				return ""
 			}
-			return "it applies to the simulated edges and the noisy map: add --servers N --simulate or --theory noisy-map"
+			if o.servers == "" {
+				return "it applies to finite-N edges (the noisy map and the simulated edges): add --servers N"
+			}
+			return "it applies to the simulated edges and the noisy map: add --simulate or --theory noisy-map"
 		}},
 		flagRule{flag: "floor", field: "Floor", rng: between(0, math.MaxFloat64, "()", "0.05")},
 		flagRule{flag: "max-period", field: "MaxPeriod", rng: between(0, staleboard.MaxPeriod, "(]", "20000")},

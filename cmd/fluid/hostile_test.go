@@ -61,7 +61,7 @@ func hostileCases(t *testing.T) []hostileCase {
 		{args: []string{"edge", "-k", "5", "--horizon", "10"}, exits: exits(2), names: "--horizon has no effect"},
 		{args: []string{"edge", "-k", "5", "--theory", "noisy-map"}, exits: exits(2), names: "--theory has no effect"},
 		{args: []string{"edge", "-k", "5", "--servers", "100", "--theory", "chain"}, exits: exits(2), names: "invalid --theory: \"chain\", want escape or noisy-map"},
-		{args: []string{"edge", "-k", "5", "--servers", "100", "--seed", "5"}, exits: exits(2), names: "--seed has no effect"},
+		{args: []string{"edge", "-k", "5", "--servers", "100", "--theory", "escape", "--seed", "5"}, exits: exits(2), names: "--seed has no effect"},
 		{args: []string{"edge", "-k", "5", "--servers", "100", "--simulate", "--reps", "-7"}, exits: exits(2), names: "--reps: -7, want an integer in 2..10000"},
 		{args: []string{"edge", "-k", "5", "--servers", "100", "--reps", "16"}, exits: exits(2), names: "--reps has no effect"},
 		{args: []string{"edge", "-k", "5", "--floor", "0"}, exits: exits(2), names: "--floor: 0, want a number in (0"},

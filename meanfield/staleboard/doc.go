@@ -487,7 +487,9 @@
 // 20–26 times the N = ∞ edge's (BenchmarkNoisyEdge, N = 100 and 800; the
 // draw before this one: 20–22 times in the same session), mostly on boards
 // the map has not seen (BenchmarkNoisyPeriod), against the escape chain's
-// few thousand. fluid edge --servers still defaults to the escape chain.
+// few thousand. fluid edge --servers uses it by default (--theory escape for
+// the escape chain); the zero FiniteSettings.Method is still the escape
+// chain.
 //
 // # The finite-N mean
 //
