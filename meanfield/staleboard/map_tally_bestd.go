@@ -202,8 +202,7 @@ func (m *Map) applyTallyBestd(p []float64, top int, mass float64, res *MapResult
 
 	// Perceived law P on 0..V−1 and each class's tally law.
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
-	P := make([]float64, V)
-	copy(P, p[:top+1])
+	st := newTallyStepper(p, top, mass, lam/k, d, V)
 	type class struct {
 		b, off int       // the law's first level is b + off
 		w      float64   // the class's mass p_b
@@ -216,80 +215,16 @@ func (m *Map) applyTallyBestd(p []float64, top int, mass float64, res *MapResult
 			cls = append(cls, &class{b: b, w: p[b], pi: []float64{1}, mean: make([]float64, 1, nt+1)})
 		}
 	}
-	stage := make([][]float64, 4) // P at the four stages
-	nu := make([][]float64, 4)    // the rates there
-	kP := make([][]float64, 4)
-	for i := range nu {
-		stage[i], nu[i], kP[i] = make([]float64, V), make([]float64, V), make([]float64, V)
-	}
-	rates := func(dst, x []float64) {
-		var S float64
-		for v := V - 1; v >= 0; v-- {
-			Sn := S
-			S += x[v]
-			dst[v] = lam / k * choiceRate(S/mass, Sn/mass, d) / mass
-		}
-	}
-	var kb [4][]float64
-	var xb []float64
 	for j := 1; j <= nt; j++ {
 		for range nsub {
-			// RK4 on P, recording the rates at the four stages.
-			copy(stage[0], P)
-			for i := range 4 {
-				if i > 0 {
-					f := dt / 2
-					if i == 3 {
-						f = dt
-					}
-					for v := range P {
-						stage[i][v] = P[v] + f*kP[i-1][v]
-					}
-				}
-				rates(nu[i], stage[i])
-				forward(kP[i], stage[i], 0, nu[i])
-			}
-			for v := range P {
-				P[v] += dt / 6 * (kP[0][v] + 2*kP[1][v] + 2*kP[2][v] + kP[3][v])
-			}
+			st.stepP(dt)
 			// The same step for every class's law, at the same rates.
 			for _, c := range cls {
-				for len(c.pi) < tallyBuffer || !allBelow(c.pi[len(c.pi)-tallyBuffer:], tallyTiny) {
-					c.pi = append(c.pi, 0)
-				}
-				if over := c.b + c.off + len(c.pi) - V; over > 0 {
-					c.pi = c.pi[:len(c.pi)-over]
-				}
-				n, lo := len(c.pi), c.b+c.off
-				for i := range kb {
-					kb[i] = growTo(&kb[i], n)
-				}
-				xb = growTo(&xb, n)
-				for i := range 4 {
-					src := c.pi
-					if i > 0 {
-						f := dt / 2
-						if i == 3 {
-							f = dt
-						}
-						for q := range xb {
-							xb[q] = c.pi[q] + f*kb[i-1][q]
-						}
-						src = xb
-					}
-					forward(kb[i], src, lo, nu[i])
-				}
+				c.pi = st.slopes(c.pi, c.b+c.off, dt)
 				for q := range c.pi {
-					c.pi[q] += dt / 6 * (kb[0][q] + 2*kb[1][q] + 2*kb[2][q] + kb[3][q])
+					c.pi[q] += st.inc(q, dt)
 				}
-				cut := 0
-				for cut < len(c.pi)-1 && math.Abs(c.pi[cut]) < tallyTiny {
-					cut++
-				}
-				if cut > 0 {
-					c.pi = append(c.pi[:0], c.pi[cut:]...)
-					c.off += cut
-				}
+				c.pi, c.off = trimLow(c.pi, c.off)
 			}
 		}
 		for _, c := range cls {
@@ -535,4 +470,118 @@ func addAt(dst []float64, i int, v float64) []float64 {
 	}
 	dst[i] += v
 	return dst
+}
+
+// tallyStepper is the RK4 evolution both best-of-d-with-tally maps share:
+// the perceived law P on 0..V−1, with the rates recorded at its four
+// stages, and at those rates each class's law of the perceived level.
+type tallyStepper struct {
+	V     int
+	lamK  float64 // λ/k
+	d     int
+	mass  float64
+	P     []float64
+	stage [][]float64 // P at the four stages
+	nu    [][]float64 // the rates there
+	kP    [][]float64
+	kb    [4][]float64 // a class law's four slopes
+	xb    []float64
+}
+
+// newTallyStepper starts the perceived law at the board p[:top+1] (of
+// total mass) on V levels.
+func newTallyStepper(p []float64, top int, mass, lamK float64, d, V int) *tallyStepper {
+	s := &tallyStepper{V: V, lamK: lamK, d: d, mass: mass, P: make([]float64, V)}
+	copy(s.P, p[:top+1])
+	s.stage, s.nu, s.kP = make([][]float64, 4), make([][]float64, 4), make([][]float64, 4)
+	for i := range s.nu {
+		s.stage[i], s.nu[i], s.kP[i] = make([]float64, V), make([]float64, V), make([]float64, V)
+	}
+	return s
+}
+
+// rates writes into dst the rate at which a server at each perceived
+// level receives one dispatcher's jobs under the perceived law x.
+func (s *tallyStepper) rates(dst, x []float64) {
+	var S float64
+	for v := s.V - 1; v >= 0; v-- {
+		Sn := S
+		S += x[v]
+		dst[v] = s.lamK * choiceRate(S/s.mass, Sn/s.mass, s.d) / s.mass
+	}
+}
+
+// stepP advances P by dt (RK4), recording the rates at the four stages.
+func (s *tallyStepper) stepP(dt float64) {
+	P := s.P
+	copy(s.stage[0], P)
+	for i := range 4 {
+		if i > 0 {
+			f := dt / 2
+			if i == 3 {
+				f = dt
+			}
+			for v := range P {
+				s.stage[i][v] = P[v] + f*s.kP[i-1][v]
+			}
+		}
+		s.rates(s.nu[i], s.stage[i])
+		forward(s.kP[i], s.stage[i], 0, s.nu[i])
+	}
+	for v := range P {
+		P[v] += dt / 6 * (s.kP[0][v] + 2*s.kP[1][v] + 2*s.kP[2][v] + s.kP[3][v])
+	}
+}
+
+// slopes fits a class's law pi of the perceived level from lo = b + off
+// to its mass (grown until its last tallyBuffer entries are below
+// tallyTiny, cut at V) and computes its four RK4 slopes over dt at the
+// rates of the last stepP; it returns the fitted law, whose increment at
+// q is inc(q, dt).
+func (s *tallyStepper) slopes(pi []float64, lo int, dt float64) []float64 {
+	for len(pi) < tallyBuffer || !allBelow(pi[len(pi)-tallyBuffer:], tallyTiny) {
+		pi = append(pi, 0)
+	}
+	if over := lo + len(pi) - s.V; over > 0 {
+		pi = pi[:len(pi)-over]
+	}
+	n := len(pi)
+	for i := range s.kb {
+		s.kb[i] = growTo(&s.kb[i], n)
+	}
+	s.xb = growTo(&s.xb, n)
+	for i := range 4 {
+		src := pi
+		if i > 0 {
+			f := dt / 2
+			if i == 3 {
+				f = dt
+			}
+			for q := range s.xb {
+				s.xb[q] = pi[q] + f*s.kb[i-1][q]
+			}
+			src = s.xb
+		}
+		forward(s.kb[i], src, lo, s.nu[i])
+	}
+	return pi
+}
+
+// inc is the RK4 increment at q of the law slopes last fitted.
+func (s *tallyStepper) inc(q int, dt float64) float64 {
+	return dt / 6 * (s.kb[0][q] + 2*s.kb[1][q] + 2*s.kb[2][q] + s.kb[3][q])
+}
+
+// trimLow drops a law's leading entries below tallyTiny (keeping one),
+// returning the law and its first level's new offset.
+func trimLow(pi []float64, off int) ([]float64, int) {
+	cut := 0
+	for cut < len(pi)-1 && math.Abs(pi[cut]) < tallyTiny {
+		cut++
+	}
+	if cut > 0 {
+		pi = append(pi[:0], pi[cut:]...)
+		off += cut
+	}
+	return pi, off
 }

@@ -364,8 +364,7 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 	dt := T / float64(nstep)
 
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
-	P := make([]float64, V)
-	copy(P, p[:top+1])
+	st := newTallyStepper(p, top, mass, lam/k, d, V)
 	var cls []*projClass
 	for b := 0; b <= top; b++ {
 		if p[b] > 0 {
@@ -374,90 +373,28 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 			cls = append(cls, c)
 		}
 	}
-	stage := make([][]float64, 4)
-	nu := make([][]float64, 4)
-	kP := make([][]float64, 4)
-	for i := range nu {
-		stage[i], nu[i], kP[i] = make([]float64, V), make([]float64, V), make([]float64, V)
-	}
-	rates := func(dst, x []float64) {
-		var S float64
-		for v := V - 1; v >= 0; v-- {
-			Sn := S
-			S += x[v]
-			dst[v] = lam / k * choiceRate(S/mass, Sn/mass, d) / mass
-		}
-	}
-	var kb [4][]float64
-	var xb, mid []float64
-	for st := range nstep {
-		if st%projMergeEvery == 0 && !bd.noMerge {
+	var mid []float64
+	for i := range nstep {
+		if i%projMergeEvery == 0 && !bd.noMerge {
 			cls = projMerge(cls, m.K)
 		}
-		copy(stage[0], P)
-		for i := range 4 {
-			if i > 0 {
-				f := dt / 2
-				if i == 3 {
-					f = dt
-				}
-				for v := range P {
-					stage[i][v] = P[v] + f*kP[i-1][v]
-				}
-			}
-			rates(nu[i], stage[i])
-			forward(kP[i], stage[i], 0, nu[i])
-		}
-		for v := range P {
-			P[v] += dt / 6 * (kP[0][v] + 2*kP[1][v] + 2*kP[2][v] + kP[3][v])
-		}
+		st.stepP(dt)
 		for _, c := range cls {
-			for len(c.pi) < tallyBuffer || !allBelow(c.pi[len(c.pi)-tallyBuffer:], tallyTiny) {
-				c.pi = append(c.pi, 0)
-			}
-			if over := c.b + c.off + len(c.pi) - V; over > 0 {
-				c.pi = c.pi[:len(c.pi)-over]
-			}
-			n, lo := len(c.pi), c.b+c.off
-			for i := range kb {
-				kb[i] = growTo(&kb[i], n)
-			}
-			xb = growTo(&xb, n)
-			mid = growTo(&mid, n)
-			for i := range 4 {
-				src := c.pi
-				if i > 0 {
-					f := dt / 2
-					if i == 3 {
-						f = dt
-					}
-					for q := range xb {
-						xb[q] = c.pi[q] + f*kb[i-1][q]
-					}
-					src = xb
-				}
-				forward(kb[i], src, lo, nu[i])
-			}
+			c.pi = st.slopes(c.pi, c.b+c.off, dt)
+			mid = growTo(&mid, len(c.pi))
 			// The tally law and rates at the step's midpoint (its RK4
 			// step's two ends averaged: second order in dt) drive the joint step.
 			for q := range c.pi {
-				inc := dt / 6 * (kb[0][q] + 2*kb[1][q] + 2*kb[2][q] + kb[3][q])
+				inc := st.inc(q, dt)
 				mid[q] = c.pi[q] + inc/2
 				c.pi[q] += inc
 			}
-			base, num, den := ps.superpose(mid, c.off, c.b, m.K, nu[1])
+			base, num, den := ps.superpose(mid, c.off, c.b, m.K, st.nu[1])
 			lamA := growTo(&ps.lam, c.jl.rows())
-			fillRates(lamA, c.jl.alo, base, num, den, k*nu[1][c.b+c.off])
+			fillRates(lamA, c.jl.alo, base, num, den, k*st.nu[1][c.b+c.off])
 			c.integ += ps.stepJoint(&c.jl, lamA, dt)
 			c.jl.fit()
-			cut := 0
-			for cut < len(c.pi)-1 && math.Abs(c.pi[cut]) < tallyTiny {
-				cut++
-			}
-			if cut > 0 {
-				c.pi = append(c.pi[:0], c.pi[cut:]...)
-				c.off += cut
-			}
+			c.pi, c.off = trimLow(c.pi, c.off)
 		}
 	}
 	next := res.Next[:0]
