@@ -794,7 +794,7 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		sf := &supportFunc{m: fast}
 		f := func(dst, x []float64) error {
 			if first != nil && slices.Equal(x, x0) {
-				sf.useFirst(dst, first)
+				sf.take(dst, first)
 				first = nil
 				return nil
 			}
@@ -828,17 +828,4 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		}
 		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged, nil
 	}
-}
-
-// useFirst writes into dst the evaluation r already made (of dst's input,
-// padded), with the loss eval would count.
-func (s *supportFunc) useFirst(dst []float64, r *MapResult) {
-	lost := r.Lost
-	for i := range dst {
-		dst[i] = entry(r.Next, i)
-	}
-	for i := len(dst); i < len(r.Next); i++ {
-		lost += r.Next[i]
-	}
-	s.lost = math.Max(s.lost, lost)
 }

@@ -34,11 +34,10 @@ type supportFunc struct {
 // errLeftSupport says the distribution outgrew the fixed support.
 var errLeftSupport = errors.New("staleboard: the distribution outgrew its support")
 
-func (s *supportFunc) eval(dst, x []float64) error {
-	r := &s.res
-	if err := s.m.applyInto(x, r); err != nil {
-		return err
-	}
+// take writes into dst the evaluation r (of dst's input, padded) on the
+// support, counting the mass r puts beyond it with r's own loss, and
+// returns that loss.
+func (s *supportFunc) take(dst []float64, r *MapResult) float64 {
 	lost := r.Lost
 	for i := range dst {
 		dst[i] = entry(r.Next, i)
@@ -47,6 +46,15 @@ func (s *supportFunc) eval(dst, x []float64) error {
 		lost += r.Next[i]
 	}
 	s.lost = math.Max(s.lost, lost)
+	return lost
+}
+
+func (s *supportFunc) eval(dst, x []float64) error {
+	r := &s.res
+	if err := s.m.applyInto(x, r); err != nil {
+		return err
+	}
+	lost := s.take(dst, r)
 	s.last = r
 	if s.series != nil {
 		s.series = append(s.series, r.Sojourn)
