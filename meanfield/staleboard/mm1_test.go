@@ -104,12 +104,7 @@ func TestSkellamPaths(t *testing.T) {
 		var sc []float64
 		lo1, f1 := skellam(&b1, &sc, c[0], c[1])
 		lo2, f2 := skellamConv(&b2, c[0], c[1])
-		var peak, worst float64
-		for k := min(lo1, lo2); k < max(lo1+len(f1), lo2+len(f2)); k++ {
-			a, b := entry2(f1, k-lo1), entry2(f2, k-lo2)
-			peak = math.Max(peak, b)
-			worst = math.Max(worst, math.Abs(a-b))
-		}
+		worst, peak := pmfGap(lo1, f1, lo2, f2)
 		if worst > 1e-12*peak {
 			t.Errorf("μ = %v: recurrence and convolution differ by %.3g (peak %.3g)", c, worst, peak)
 		}
@@ -128,16 +123,22 @@ func TestSkellamSmallArrivals(t *testing.T) {
 		var b1, b2, sc []float64
 		lo1, f1 := skellamRec(&b1, &sc, c[0], c[1])
 		lo2, f2 := skellamConv(&b2, c[0], c[1])
-		var peak, worst float64
-		for k := min(lo1, lo2); k < max(lo1+len(f1), lo2+len(f2)); k++ {
-			a, b := entry2(f1, k-lo1), entry2(f2, k-lo2)
-			peak = math.Max(peak, b)
-			worst = math.Max(worst, math.Abs(a-b))
-		}
+		worst, peak := pmfGap(lo1, f1, lo2, f2)
 		if worst > 1e-11*peak {
 			t.Errorf("μ = %v: recurrence and convolution differ by %.3g (peak %.3g)", c, worst, peak)
 		}
 	}
+}
+
+// pmfGap returns the largest difference between the pmfs f1 (from lo1)
+// and f2 (from lo2) over the union of their windows, and f2's largest term.
+func pmfGap(lo1 int, f1 []float64, lo2 int, f2 []float64) (worst, peak float64) {
+	for k := min(lo1, lo2); k < max(lo1+len(f1), lo2+len(f2)); k++ {
+		a, b := entry2(f1, k-lo1), entry2(f2, k-lo2)
+		peak = math.Max(peak, b)
+		worst = math.Max(worst, math.Abs(a-b))
+	}
+	return worst, peak
 }
 
 func entry2(v []float64, i int) float64 {
