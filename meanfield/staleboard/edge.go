@@ -791,12 +791,14 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 	// made (the map ignores the zeros past the board's top).
 	first, x0 := r, x
 	for {
-		sf := &supportFunc{m: fast}
+		// Strict, as in FixedPoint: a solve whose iterate outgrows the
+		// support goes on from it on a longer one.
+		sf := &supportFunc{m: fast, strict: n < maxFixedPointSupport}
 		f := func(dst, x []float64) error {
 			if first != nil && slices.Equal(x, x0) {
-				sf.take(dst, first)
+				r := first
 				first = nil
-				return nil
+				return sf.check(x, r, sf.take(dst, r))
 			}
 			first = nil
 			if err := count(); err != nil {
@@ -805,13 +807,13 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 			return sf.eval(dst, x)
 		}
 		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: 2000, Simplex: true, Stagnation: 100})
+		if errors.Is(err, errLeftSupport) {
+			n = min(sf.grown, maxFixedPointSupport)
+			x = pad(sf.lastIn, n)
+			continue
+		}
 		if err != nil {
 			return nil, 0, evals, false, err
-		}
-		if res.Status == outcome.Converged && sf.lost > 1e-12 && n < 1<<16 {
-			n *= 2
-			x = pad(res.X, n)
-			continue
 		}
 		if err := count(); err != nil {
 			return nil, 0, evals, false, err
@@ -826,6 +828,8 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err != nil {
 			return nil, 0, evals, false, err
 		}
-		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged, nil
+		// A solve that lost more than 1e-12 at the longest support is not
+		// the map's fixed point.
+		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged && sf.lost <= 1e-12, nil
 	}
 }

@@ -1,0 +1,75 @@
+package staleboard
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fluidlb/fluid/outcome"
+)
+
+// Best of two on the board alone, k = 5, λ = 0.9: at T ≥ 1,000 the
+// balanced board reaches queue lengths past 1,000, far beyond the support
+// the first plain evaluation from the empty board sizes (about 700 at
+// T = 2,000). FixedPoint used to grow the support only after a converged
+// solve, so the solve lost 0.11–0.41 of the mass an evaluation, the simplex
+// projection put it back, and it stalled at a mean time in system of 157
+// (T = 1,000) and 208 (T = 2,000). It must now converge to the attractor
+// found by plain iteration (an independent computation: no extrapolation,
+// its own support growth), 343.049 at T = 2,000, the published 343.
+//
+// Tolerance: both stop at 1e-10 in ‖·‖₁ of a map whose spectral radius is
+// at most 0.35 here (fluid map prints it), so each board is within about
+// 1.5e-10 of the fixed point; the mean time in system is a functional
+// whose sensitivity is bounded by the longest queue (under 3,000 levels at
+// T = 3,000), so the two agree to 1e-6 absolute with margin: 1e-6
+// relative on values of 170–520 is looser than that only by the factor
+// of the value, and a stall (off by 40%) fails it by five orders.
+func TestFixedPointGrowsSupportBestOfTwo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three periods' fixed points and attractors: 1 s")
+	}
+	for _, T := range []float64{1000, 2000, 3000} {
+		m := &Model{System: System{K: 5, Load: 0.9, Tally: None, Choices: 2}, Period: T}
+		fp, err := FixedPoint(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		att, err := Attractor(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if att.Status != outcome.FixedPoint {
+			t.Fatalf("T = %v: attractor %v, want a fixed point", T, att.Status)
+		}
+		if fp.Status != outcome.Converged || fp.Lost > 1e-12 {
+			t.Fatalf("T = %v: FixedPoint %v (mean time in system %.6g, lost %.2g), want converged with no loss; attractor %.6g", T, fp.Status, fp.Map.Sojourn, fp.Lost, att.Sojourn)
+		}
+		if d := math.Abs(fp.Map.Sojourn - att.Sojourn); d > 1e-6*att.Sojourn {
+			t.Errorf("T = %v: FixedPoint's mean time in system %.10g, attractor %.10g", T, fp.Map.Sojourn, att.Sojourn)
+		}
+		if T == 2000 && math.Round(fp.Map.Sojourn) != 343 {
+			t.Errorf("T = 2,000: %.6g, the published value is 343", fp.Map.Sojourn)
+		}
+		t.Logf("T = %v: %.9g (attractor %.9g), %d evaluations, support %d", T, fp.Map.Sojourn, att.Sojourn, fp.Evaluations, len(fp.Board))
+	}
+}
+
+// At a support capped below what the board needs, FixedPoint must not
+// report Converged: either its solve fails to converge on the truncated
+// map or it converges there while losing mass (TruncationLimit).
+func TestFixedPointTruncationNotConverged(t *testing.T) {
+	defer func(n int) { maxFixedPointSupport = n }(maxFixedPointSupport)
+	maxFixedPointSupport = 1024
+	m := &Model{System: System{K: 5, Load: 0.9, Tally: None, Choices: 2}, Period: 2000}
+	fp, err := FixedPoint(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.Status == outcome.Converged {
+		t.Fatalf("support capped at %d: Converged (mean time in system %.6g, lost %.2g), want a limit", maxFixedPointSupport, fp.Map.Sojourn, fp.Lost)
+	}
+	if fp.Status.Err() == nil {
+		t.Fatalf("status %v has no error", fp.Status)
+	}
+	t.Logf("capped: %v, lost %.2g, mean time in system %.6g", fp.Status, fp.Lost, fp.Map.Sojourn)
+}
