@@ -790,6 +790,7 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 	// The solve's first evaluation is at x, Φ(start) padded: the one just
 	// made (the map ignores the zeros past the board's top).
 	first, x0 := r, x
+	used := 0 // evaluations of the solves cut short
 	for {
 		// Strict, as in FixedPoint: a solve whose iterate outgrows the
 		// support goes on from it on a longer one.
@@ -806,7 +807,9 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 			}
 			return sf.eval(dst, x)
 		}
-		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: 2000, Simplex: true, Stagnation: 100})
+		// The solves share 2,000 iterations, as in FixedPoint.
+		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: max(2000-used, 1), Simplex: true, Stagnation: 100})
+		used += sf.nEval
 		if errors.Is(err, errLeftSupport) {
 			n = min(sf.grown, maxFixedPointSupport)
 			x = pad(sf.lastIn, n)

@@ -177,7 +177,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		return nil, err
 	}
 	start = mp.State(start)
-	solve := fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
+	solve := *defaultSolve()
 	if set.Solve != nil {
 		solve = *set.Solve
 	}
@@ -205,7 +205,13 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		// lost 0.41 an evaluation and stalled at a mean time in system of
 		// 208 where the fixed point has 343).
 		f := &supportFunc{m: fast, strict: n < maxFixedPointSupport}
-		res, err := fixedpoint.Solve(f.eval, x, &solve)
+		// The solves share MaxIter (the bound checkWork admitted): a solve
+		// on a longer support has what its predecessors left.
+		run := solve
+		if solve.MaxIter > 0 {
+			run.MaxIter = max(solve.MaxIter-evals, 1)
+		}
+		res, err := fixedpoint.Solve(f.eval, x, &run)
 		evals += f.nEval
 		if errors.Is(err, errLeftSupport) {
 			n = min(f.grown, maxFixedPointSupport)
@@ -232,6 +238,11 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		return &FixedPointResult{Outcome: outcome.Outcome{Status: status, Evaluations: evals, Elapsed: time.Since(t0)},
 			Board: res.X, Map: final.last, Solve: res, Lost: lost}, nil
 	}
+}
+
+// defaultSolve returns FixedPoint's default solver settings.
+func defaultSolve() *fixedpoint.Settings {
+	return &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
 }
 
 // maxFixedPointSupport is the longest support FixedPoint grows to: queue

@@ -73,3 +73,27 @@ func TestFixedPointTruncationNotConverged(t *testing.T) {
 	}
 	t.Logf("capped: %v, lost %.2g, mean time in system %.6g", fp.Status, fp.Lost, fp.Map.Sojourn)
 }
+
+// The solves on growing supports share MaxIter: with 5 iterations the
+// best-of-two solve at T = 2,000 (13 evaluations to converge, the
+// support grown on the way) ends at the iteration limit, within the
+// budget plus one initial evaluation per solve and the final one, and says
+// so.
+func TestFixedPointSharedBudget(t *testing.T) {
+	m := &Model{System: System{K: 5, Load: 0.9, Tally: None, Choices: 2}, Period: 2000}
+	set := defaultSolve()
+	set.MaxIter = 5
+	fp, err := FixedPoint(m, &FixedPointSettings{Solve: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.Status == outcome.Converged || fp.Status.Err() == nil {
+		t.Fatalf("MaxIter 5: status %v, want a limit", fp.Status)
+	}
+	// Each solve adds one evaluation beyond its iterations (at its start);
+	// growing 706 → 65,536 takes at most 7 solves.
+	if fp.Evaluations > 5+7+1 {
+		t.Errorf("MaxIter 5: %d evaluations", fp.Evaluations)
+	}
+	t.Logf("MaxIter 5: %v after %d evaluations", fp.Status, fp.Evaluations)
+}
