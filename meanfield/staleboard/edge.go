@@ -738,8 +738,9 @@ func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64,
 
 // topFixedPoint is the balanced fixed point at T from an empty board (with
 // job phases, from the exponential one), as FixedPoint solves it (Anderson
-// to tol, 1e-10 in FixedPoint, on a support doubled until the truncation
-// loses less than 1e-12; by a probe map on the root path with phases),
+// to tol, 1e-10 in FixedPoint, on a support grown as soon as an
+// evaluation loses more than 1e-12; by a probe map on the root path with
+// phases),
 // with every map evaluation counted and the context checked: the board,
 // the mean time in system there (by the full map, by the probe map on the
 // root path), the evaluations and whether the solve converged. The first
