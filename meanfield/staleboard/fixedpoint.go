@@ -32,6 +32,34 @@ type supportFunc struct {
 	recent []float64
 	series []float64
 	nEval  int
+	// work is the cost of the evaluations so far by supportCost, and
+	// budget, if positive, the most they may cost: the evaluation that
+	// would pass it fails with errWorkBudget instead (lastIn keeps its
+	// input).
+	work, budget float64
+}
+
+// errWorkBudget says the evaluations would cost more than MaxWork.
+var errWorkBudget = errors.New("staleboard: the map evaluations would cost more than the work bound")
+
+// bestdLevelCost is the cost, in PeriodCost's units of about 10 ns, of
+// one board level of the best-of-d map without tallies per √T + 10: each
+// level's M/M/1 transient is a Skellam window of about √T terms. Measured
+// (one evaluation of a board spread evenly over L levels, L = 1,000 to
+// 16,000, T = 500 and 5,000, λ = 0.9 and 0.999999): 150–375 ns per level
+// and √T, so 40 units bounds it.
+const bestdLevelCost = 40
+
+// supportCost is the cost of one evaluation at x on the support: the
+// least-board map's PeriodCost (its passes), or for best of d without
+// tallies, whose cost grows with the board's levels rather than with k,
+// bestdLevelCost per supported level and √T + 10.
+func (s *supportFunc) supportCost(x []float64) float64 {
+	m := s.m
+	if m.bestd != nil && !m.bestd.tally {
+		return bestdLevelCost * float64(support(x, 0)) * (math.Sqrt(m.Period) + 10)
+	}
+	return PeriodCost(m.K, m.Load, m.Period)
 }
 
 // errLeftSupport says the distribution outgrew the fixed support.
@@ -53,6 +81,14 @@ func (s *supportFunc) take(dst []float64, r *MapResult) float64 {
 }
 
 func (s *supportFunc) eval(dst, x []float64) error {
+	if s.budget > 0 {
+		w := s.supportCost(x)
+		if s.work+w > s.budget {
+			s.lastIn = append(s.lastIn[:0], x...)
+			return errWorkBudget
+		}
+		s.work += w
+	}
 	r := &s.res
 	if err := s.m.applyInto(x, r); err != nil {
 		return err
@@ -125,7 +161,9 @@ type FixedPointSettings struct {
 // FixedPointResult is a fixed point of the refresh-period map. Its Status
 // is Converged when Board is a fixed point to the solver's tolerance (for
 // instance not where no balanced state exists and the iteration runs
-// toward the herd), TruncationLimit when it converged on the longest
+// toward the herd), IterationLimit also when the evaluations' cost
+// reached MaxWork (as in Attractor), TruncationLimit when it converged on
+// the longest
 // support (queue lengths below 65,536) while losing more than 1e-12 of
 // mass an evaluation, otherwise how the solve ended; Evaluations counts
 // every map evaluation, those of solves cut short to grow the support
@@ -195,6 +233,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 	n := max(2*support(r.Next, 1e-18)+32, len(start))
 	x := pad(start, n)
 	evals := 0
+	work := (&supportFunc{m: fast}).supportCost(start)
 	for {
 		// Strict: an evaluation that loses more than 1e-12 stops the solve,
 		// which goes on from that input on a longer support. Without it an
@@ -204,7 +243,9 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		// map's (best of two on the board, k = 5, λ = 0.9, T = 2,000: it
 		// lost 0.41 an evaluation and stalled at a mean time in system of
 		// 208 where the fixed point has 343).
-		f := &supportFunc{m: fast, strict: n < maxFixedPointSupport}
+		// The work bound, as in Attractor: the board's levels, not k, set
+		// the cost of best of d without tallies.
+		f := &supportFunc{m: fast, strict: n < maxFixedPointSupport, work: work, budget: workBudget}
 		// The solves share MaxIter (the bound checkWork admitted): a solve
 		// on a longer support has what its predecessors left.
 		run := solve
@@ -213,10 +254,22 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		}
 		res, err := fixedpoint.Solve(f.eval, x, &run)
 		evals += f.nEval
+		work = f.work
 		if errors.Is(err, errLeftSupport) {
 			n = min(f.grown, maxFixedPointSupport)
 			x = pad(f.lastIn, n)
 			continue
+		}
+		if errors.Is(err, errWorkBudget) {
+			// The last iterate, its map application (one period more than
+			// the bound) and Status IterationLimit: no fixed point.
+			final := &supportFunc{m: mp}
+			if err := final.eval(make([]float64, n), f.lastIn); err != nil {
+				return nil, err
+			}
+			lim := outcome.Outcome{Status: outcome.IterationLimit, Evaluations: evals + 1, Elapsed: time.Since(t0)}
+			return &FixedPointResult{Outcome: lim, Board: f.lastIn, Map: final.last,
+				Solve: &fixedpoint.Result{Outcome: lim, X: f.lastIn, Residual: math.Inf(1)}, Lost: math.Max(f.lost, final.lost)}, nil
 		}
 		if err != nil {
 			return nil, err
