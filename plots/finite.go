@@ -54,13 +54,14 @@ var publishedFinite = []struct {
 }{{25, 3.5, 3.5}, {100, 3.2, 3.2}, {800, 2.9, 3.0}, {1600, 2.9, 3.0}}
 
 // computeFiniteEdgeData computes, for k = 5, λ = 0.9 and a horizon of 100
-// refresh periods: the theory's tipping probability on a grid of periods
-// from the N = ∞ edge to 1.35 times it (one escape analysis per period
-// serves every N), the theory's finite-N edge for N = 25 … 10,000, and
-// simulated tipping curves at N = 25 and 100 (and 800 unless quick).
+// refresh periods: the theory's finite-N edge for N = 25 … 10,000 by the
+// noisy map (the default finite-N theory of fluid edge --servers, seeded
+// with seed), its tipping curves at N = 25, 100 and 800 (the periods each
+// search computed, from the N = ∞ edge to past its ½ point), and simulated
+// tipping curves at N = 25 and 100 (and 800 unless quick).
 //
 // Progress units (about a second each): the N = ∞ edge 1, a finite-N edge
-// 10, a period of the escape analysis 2, a simulated period N/12.
+// 10, a simulated period N/12.
 func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, error) {
 	const k, load, horizon = 5, 0.9, 100
 	d := &FiniteEdgeData{K: k, Load: load, Horizon: horizon}
@@ -73,15 +74,11 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 	if quick {
 		curveN = curveN[:2]
 	}
-	steps := 28
-	if quick {
-		steps = 14
-	}
-	m.grow(1 + 10*len(ns) + 2*steps)
+	m.grow(1 + 10*len(ns))
 	for _, n := range curveN {
 		m.grow(tipPeriods * max(n/12, 1))
 	}
-	set := &staleboard.FiniteSettings{}
+	set := &staleboard.FiniteSettings{Method: staleboard.NoisyMap, Seed: seed}
 	set.Progress = m.share(1 + 10*len(ns))
 	edges, err := staleboard.FiniteEdgeTable(models, set)
 	if err != nil {
@@ -94,25 +91,19 @@ func computeFiniteEdgeData(quick bool, seed uint64, m *meter) (*FiniteEdgeData, 
 		}
 	}
 	for _, n := range curveN {
-		d.Curves = append(d.Curves, TipCurveData{N: n})
-	}
-	scale := (1 - load) * (1 - load)
-	var from []float64
-	for j := 1; j <= steps; j++ {
-		x := d.Infinite * (1 + 0.35*float64(j)/float64(steps))
-		e, err := staleboard.NewEscape(&staleboard.Model{System: staleboard.System{K: k, Load: load}, Period: x / scale}, from)
-		if err != nil {
-			return nil, err
+		c := TipCurveData{N: n}
+		for _, r := range edges {
+			if r.Servers != n {
+				continue
+			}
+			for _, pt := range r.Curve {
+				c.Scaled, c.Theory = append(c.Scaled, pt.Scaled), append(c.Theory, pt.Probability)
+			}
 		}
-		if e.Balanced != nil {
-			from = e.Balanced
+		if len(c.Scaled) < 2 {
+			return nil, fmt.Errorf("plots: finite edge: the noisy map's curve at N = %d has %d points", n, len(c.Scaled))
 		}
-		m.add(2)
-		for i := range d.Curves {
-			c := &d.Curves[i]
-			c.Scaled = append(c.Scaled, x)
-			c.Theory = append(c.Theory, e.TipProbability(c.N, horizon))
-		}
+		d.Curves = append(d.Curves, c)
 	}
 	reps := 16
 	if quick {
@@ -226,7 +217,7 @@ func tipPanel(d *FiniteEdgeData) (*plot.Plot, *legendBox, error) {
 	for i, c := range d.Curves {
 		ll.add(fmt.Sprintf("simulation, N = %s", thousands(c.N)), simThumbs[i]...)
 	}
-	ll.note("theory: escape analysis of the refresh-period map; simulation: fraction of runs tipped, 95% interval")
+	ll.note("theory: the noisy map (Monte Carlo of the map with its finite-N noise); simulation: fraction of runs tipped, 95% interval")
 	left.Y.Min, left.Y.Max = 0, 1
 	pad(&left.X, 0.02)
 	pad(&left.Y, 0.04)

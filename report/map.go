@@ -26,7 +26,9 @@ type Map struct {
 	Radius     *float64 `json:"radius"`
 	Iterations int      `json:"iterations"`
 	Lost       float64  `json:"lost"` // largest mass lost to truncation in one period
-	// Status is converged (a fixed point or a cycle) or not_settled.
+	// Status is converged (a fixed point or a cycle), not_settled, or
+	// iteration_limit when the work bound stopped the iteration (a board
+	// that grows every period).
 	Status string `json:"status"`
 	// Phases are the stretches of steady mean time in system the
 	// iteration went through (a long plateau before the attractor is a

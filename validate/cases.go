@@ -979,6 +979,9 @@ func mechanism(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fp.Status != outcome.Converged {
+			return nil, fmt.Errorf("no balanced fixed point at k = %d, λ = %v, T = %v: %v", r.k, r.load, r.T, fp.Status)
+		}
 		mech, err := staleboard.MechanismAt(m, fp.Board, 0, float64(r.d))
 		if err != nil {
 			return nil, err

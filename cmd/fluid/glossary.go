@@ -53,7 +53,9 @@ The stale load board (fluid edge, map, sim --policy board-…)
                    started balanced must tip to count; the finite-N edge
                    T*(N, H) is the period at which it does with probability ½.
   attractor        where the map ends from a start: a fixed point, a cycle
-                   of a few periods, or not settled within --iterations.
+                   of a few periods, or not settled within --iterations
+                   (or within the work bound, for a board that keeps
+                   growing).
 
 Join-the-idle-queue (fluid jiq, jackson, sim --policy jiq-…)
   token            an idle server's note to one dispatcher that it is free;

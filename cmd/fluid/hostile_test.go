@@ -103,6 +103,24 @@ func hostileCases(t *testing.T) []hostileCase {
 		{args: []string{"jiq", "--trajectory", "--scenario", "queueing", "--load", "0.99", "--imax", "100000", "--until", "100000", "--every", "1000"}, exits: exits(2), names: "--until: 100000 with imax 100000 would integrate"},
 		{args: []string{"jiq", "--trajectory", "--json", "--scenario", "queueing", "--load", "0.5", "--imax", "100000", "--every", "0.1"}, exits: exits(2), names: "--every"},
 		{args: []string{"jackson", "--servers", "5000000,6000000", "--alpha", strings.TrimSuffix(strings.Repeat("0.001,", 1000), ",")}, exits: exits(2), names: "--servers"},
+		// The extremes of the stale board at once (T = 1e9, k = 1,000,
+		// λ = 0.999999): refused before any period is iterated, naming
+		// the flag whose bound they break; the best-of-d map (whose k is
+		// 1: the board alone) and the live mean field by the same bounds.
+		{args: []string{"map", "-k", "1000", "--load", "0.999999", "--period", "1e9"}, exits: exits(2), names: "--period: T = 1e+09"},
+		{args: []string{"map", "--policy", "board-jsqd:2", "-k", "1000", "--load", "0.999999", "--period", "1e9", "--json"}, exits: exits(2), names: "--period: T = 1e+09"},
+		{args: []string{"map", "-k", "1000", "--load", "0.999999", "--period", "400"}, exits: exits(2), names: "--iterations: 3000 map evaluations at k = 1000"},
+		{args: []string{"map", "-k", "1000", "--period", "400", "--servers", "100"}, exits: exits(2), names: "--iterations|--servers|--period"},
+		{args: []string{"meanfield", "--policy", "board-jsqd:2", "--load", "0.999999", "--period", "1e9"}, exits: exits(2), names: "--period: T = 1e+09"},
+		{args: []string{"meanfield", "--policy", "board-jsq", "--load", "0.999999", "--period", "1000"}, exits: exits(2), names: "--period: T = 1000"},
+		{args: []string{"edge", "-k", "1000", "--load", "0.999999"}, exits: exits(2), names: "--max-period"},
+		// Near λ = 1 the balanced board drifts up for ~1/(1 − λ)² periods:
+		// within a budget of a few periods the map does not settle, and
+		// says so with exit status 1 (not a fixed point's mean).
+		{args: []string{"map", "--policy", "board-jsqd:2", "--load", "0.999999", "--period", "400", "--iterations", "12", "--json"}, exits: exits(1), names: "the map did not settle within 12 periods"},
+		{args: []string{"map", "--load", "0.999999", "--period", "400", "--iterations", "12"}, exits: exits(1), names: "the map did not settle within 12 periods"},
+		{args: []string{"meanfield", "--policy", "board-jsqd:2", "--load", "0.999999", "--period", "100", "--iterations", "5", "--json"}, exits: exits(1), names: "the period map did not settle within 5 periods"},
+		{args: []string{"meanfield", "--policy", "jsqd:2", "--load", "0.999999", "--json"}, exits: exits(0)},
 
 		// 5. Errors that say what to change.
 		{args: []string{"sweep", "bogus", "--out", dir}, exits: exits(2), names: `cannot sweep "bogus"`},

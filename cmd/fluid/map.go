@@ -157,7 +157,11 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	}
 	rep.Tally, rep.Start = tally.String(), st.String()
 	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
-	unsettled := ended(att.Status, fmt.Sprintf("the map did not settle within %s: the values are averages over the last %d, not an attractor's", plural(att.Iterations, "period"), att.Averaged))
+	why := fmt.Sprintf("the map did not settle within %s", plural(att.Iterations, "period"))
+	if att.Status == outcome.IterationLimit {
+		why = fmt.Sprintf("the work bound (%g units, about 15 minutes: the board grew every period) stopped the map after %s", float64(staleboard.MaxWork), plural(att.Iterations, "period"))
+	}
+	unsettled := ended(att.Status, fmt.Sprintf("%s: the values are averages over the last %d, not an attractor's", why, att.Averaged))
 	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
 	return errors.Join(err, unsettled)
 }
@@ -172,11 +176,11 @@ func mapAttractor(mp *staleboard.Map, m *staleboard.Model, p []float64, o *mapOp
 	rep := &report.Map{
 		Header: report.NewHeader("map"), Tol: o.tol, MaxIterations: o.iterations,
 		Dispatchers: o.k, MapDispatchers: m.MapK(), Load: o.load, Period: o.period,
-		Attractor: att.Status.Name(),
+		Attractor: attractorName(att.Status),
 		BoardMean: att.BoardMean, Sojourn: att.Sojourn, Points: att.SojournPoints,
 		Iterations: att.Iterations, Lost: att.Lost, Status: reportStatus(att.Status), Transient: att.Transient,
 	}
-	if att.Status != outcome.NotSettled {
+	if att.Status == outcome.FixedPoint || att.Status == outcome.Cycle {
 		rep.Cycle = ptr(att.Period)
 	}
 	for _, ph := range att.Phases {
@@ -200,6 +204,16 @@ func mapAttractor(mp *staleboard.Map, m *staleboard.Model, p []float64, o *mapOp
 		rep.Radius = ptr(sp.Radius)
 	}
 	return att, rep, nil
+}
+
+// attractorName is the report's attractor: the status's name, not_settled
+// for a search the work bound stopped (its status, iteration_limit, says
+// why).
+func attractorName(s outcome.Status) string {
+	if s == outcome.IterationLimit {
+		return outcome.NotSettled.Name()
+	}
+	return s.Name()
 }
 
 // bestdNote says what the best-of-d map is, with tallies (true) or without.
@@ -234,6 +248,8 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 		fmt.Fprintf(tw, "attractor\tfixed point after %s\n", plural(att.Iterations, "period"))
 	case outcome.Cycle:
 		fmt.Fprintf(tw, "attractor\tcycle of period %d after %s\n", att.Period, plural(att.Iterations, "period"))
+	case outcome.IterationLimit:
+		fmt.Fprintf(tw, "attractor\tnot settled: the work bound stopped it after %s (averages over the last %d)\n", plural(att.Iterations, "period"), att.Averaged)
 	default:
 		fmt.Fprintf(tw, "attractor\tnot settled after %s (averages over the last %d)\n", plural(att.Iterations, "period"), att.Averaged)
 	}
@@ -250,14 +266,15 @@ func writeMapText(w io.Writer, rep *report.Map, att *staleboard.AttractorResult,
 	}
 	fmt.Fprintf(tw, "mass lost to truncation\t%.2g per period at most\n", rep.Lost)
 	tw.Flush()
-	if len(rep.Phases) > 1 || att.Status == outcome.NotSettled {
+	settled := att.Status == outcome.FixedPoint || att.Status == outcome.Cycle
+	if len(rep.Phases) > 1 || !settled {
 		b.WriteString("\nPhases of the mean time in system (periods after the start):\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "periods\tmean\t± s.e.\t·T\tspread (sd)\tmin\tmax\t")
 		for i, ph := range rep.Phases {
 			what := ""
 			switch {
-			case i == len(rep.Phases)-1 && att.Status != outcome.NotSettled:
+			case i == len(rep.Phases)-1 && settled:
 				what = "  the attractor"
 			case i < len(rep.Phases)-1:
 				what = "  transient"

@@ -35,8 +35,10 @@ const (
 )
 
 // AttractorResult is where plain iteration of the map settles. Its Status
-// is FixedPoint, Cycle or NotSettled; Evaluations counts the periods
-// iterated (Iterations).
+// is FixedPoint, Cycle or NotSettled, or IterationLimit when the periods'
+// cost reached MaxWork first (a board that grows every period: best of d
+// without tallies near λ = 1), with the averages of NotSettled;
+// Evaluations counts the periods iterated (Iterations).
 type AttractorResult struct {
 	outcome.Outcome
 	// Period is the cycle's length (1 for a fixed point).
@@ -222,7 +224,13 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	longest := len(p)
 	series := []float64{}         // not nil: supportFunc records every period
 	warm := min(8, set.MaxIter/2) // periods on the free support
+	// work is the cost of the periods iterated (supportCost); it may not
+	// pass MaxWork, which checkWork checked on the start's support only:
+	// a board that keeps growing (best of d without tallies near λ = 1)
+	// costs more every period.
+	var work float64
 	for range warm {
+		work += (&supportFunc{m: mp}).supportCost(p)
 		r, err := mp.Apply(p)
 		if err != nil {
 			return nil, err
@@ -234,7 +242,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	n := max(2*longest+32, len(p))
 	done := warm // periods iterated so far
 	for {
-		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series}
+		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series, work: work, budget: workBudget}
 		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: max(set.MaxIter-done, 1)})
 		if errors.Is(err, errLeftSupport) && n < 1<<16 {
 			// Grow the support and go on from where the mass began to leave
@@ -242,7 +250,11 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 			p, n = f.lastIn, 2*n
 			done += f.nEval - 1
 			series = f.series[:len(f.series)-1]
+			work = f.work - f.supportCost(f.lastIn)
 			continue
+		}
+		if errors.Is(err, errWorkBudget) {
+			return budgetSpent(mp, f, done, start)
 		}
 		if err != nil {
 			return nil, err
@@ -278,4 +290,33 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 		}
 		return out, nil
 	}
+}
+
+// workBudget is the most work Attractor and FixedPoint spend: MaxWork (a
+// variable for the test that lowers it).
+var workBudget float64 = MaxWork
+
+// budgetSpent is the attractor search stopped by the work bound before
+// the evaluation of f.lastIn: Status IterationLimit, the periods iterated,
+// Sojourn averaged over the last of them (at most 100), BoardMean and
+// Boards at f.lastIn.
+func budgetSpent(mp *Map, f *supportFunc, done int, start time.Time) (*AttractorResult, error) {
+	if len(f.series) == 0 {
+		return nil, param.Errorf("Period", "one period at T = %v costs more than the work bound %g (about 15 minutes) on a board of %d levels", mp.Period, workBudget, support(f.lastIn, 0))
+	}
+	out := &AttractorResult{Outcome: outcome.Outcome{Status: outcome.IterationLimit}, Boards: [][]float64{f.lastIn},
+		Iterations: done + f.nEval, Lost: f.lost, Series: f.series}
+	tail := f.series[max(len(f.series)-100, 0):]
+	for _, v := range tail {
+		out.Sojourn += v / float64(len(tail))
+	}
+	out.Averaged = len(tail)
+	out.BoardMean = Mean(mp.Counts(f.lastIn))
+	out.Phases = phases(out.Series)
+	if len(out.Phases) > 1 {
+		out.Transient = out.Phases[len(out.Phases)-1].From
+	}
+	out.Evaluations = out.Iterations
+	out.Elapsed = time.Since(start)
+	return out, nil
 }

@@ -738,8 +738,9 @@ func walkPasses(k int, load float64, x []float64, stop func(v int, t, L float64,
 
 // topFixedPoint is the balanced fixed point at T from an empty board (with
 // job phases, from the exponential one), as FixedPoint solves it (Anderson
-// to tol, 1e-10 in FixedPoint, on a support doubled until the truncation
-// loses less than 1e-12; by a probe map on the root path with phases),
+// to tol, 1e-10 in FixedPoint, on a support grown as soon as an
+// evaluation loses more than 1e-12; by a probe map on the root path with
+// phases),
 // with every map evaluation counted and the context checked: the board,
 // the mean time in system there (by the full map, by the probe map on the
 // root path), the evaluations and whether the solve converged. The first
@@ -790,13 +791,16 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 	// The solve's first evaluation is at x, Φ(start) padded: the one just
 	// made (the map ignores the zeros past the board's top).
 	first, x0 := r, x
+	used := 0 // evaluations of the solves cut short
 	for {
-		sf := &supportFunc{m: fast}
+		// Strict, as in FixedPoint: a solve whose iterate outgrows the
+		// support goes on from it on a longer one.
+		sf := &supportFunc{m: fast, strict: n < maxFixedPointSupport}
 		f := func(dst, x []float64) error {
 			if first != nil && slices.Equal(x, x0) {
-				sf.take(dst, first)
+				r := first
 				first = nil
-				return nil
+				return sf.check(x, r, sf.take(dst, r))
 			}
 			first = nil
 			if err := count(); err != nil {
@@ -804,14 +808,16 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 			}
 			return sf.eval(dst, x)
 		}
-		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: 2000, Simplex: true, Stagnation: 100})
+		// The solves share 2,000 iterations, as in FixedPoint.
+		res, err := fixedpoint.Solve(f, x, &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: tol, MaxIter: max(2000-used, 1), Simplex: true, Stagnation: 100})
+		used += sf.nEval
+		if errors.Is(err, errLeftSupport) {
+			n = min(sf.grown, maxFixedPointSupport)
+			x = pad(sf.lastIn, n)
+			continue
+		}
 		if err != nil {
 			return nil, 0, evals, false, err
-		}
-		if res.Status == outcome.Converged && sf.lost > 1e-12 && n < 1<<16 {
-			n *= 2
-			x = pad(res.X, n)
-			continue
 		}
 		if err := count(); err != nil {
 			return nil, 0, evals, false, err
@@ -826,6 +832,8 @@ func topFixedPoint(sys *System, T float64, set *EdgeSettings, tol float64) ([]fl
 		if err != nil {
 			return nil, 0, evals, false, err
 		}
-		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged, nil
+		// A solve that lost more than 1e-12 at the longest support is not
+		// the map's fixed point.
+		return res.X, fr.Sojourn, evals, res.Status == outcome.Converged && sf.lost <= 1e-12, nil
 	}
 }

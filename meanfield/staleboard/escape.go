@@ -82,7 +82,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 		if err != nil {
 			return nil, evals, err
 		}
-		evals += fp.Solve.Evaluations
+		evals += fp.Evaluations
 		if fp.Status == outcome.Converged && !tipped(fp.Board) {
 			ok, n, err := fixedpoint.Attracting(f.eval, fp.Board, 8)
 			evals += n
@@ -105,7 +105,7 @@ func balancedAt(m *Model, start []float64) (*FixedPointResult, int, error) {
 			if err != nil {
 				return nil, evals, err
 			}
-			evals += fp.Solve.Evaluations
+			evals += fp.Evaluations
 			if fp.Status == outcome.Converged {
 				return fp, evals, nil
 			}

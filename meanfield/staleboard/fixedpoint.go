@@ -23,12 +23,43 @@ type supportFunc struct {
 	// more than 1e-12 (lastIn keeps the input that did).
 	strict bool
 	lastIn []float64
+	// grown is the support the evaluation that failed strict asks for:
+	// twice the support of its output, plus margin.
+	grown int
 	// recent holds the mean times in system of the last evaluations
 	// (a ring of length cap(recent), filled if non-nil); series, if not
 	// nil, all of them (appended).
 	recent []float64
 	series []float64
 	nEval  int
+	// work is the cost of the evaluations so far by supportCost, and
+	// budget, if positive, the most they may cost: the evaluation that
+	// would pass it fails with errWorkBudget instead (lastIn keeps its
+	// input).
+	work, budget float64
+}
+
+// errWorkBudget says the evaluations would cost more than MaxWork.
+var errWorkBudget = errors.New("staleboard: the map evaluations would cost more than the work bound")
+
+// bestdLevelCost is the cost, in PeriodCost's units of about 10 ns, of
+// one board level of the best-of-d map without tallies per √T + 10: each
+// level's M/M/1 transient is a Skellam window of about √T terms. Measured
+// (one evaluation of a board spread evenly over L levels, L = 1,000 to
+// 16,000, T = 500 and 5,000, λ = 0.9 and 0.999999): 150–375 ns per level
+// and √T, so 40 units bounds it.
+const bestdLevelCost = 40
+
+// supportCost is the cost of one evaluation at x on the support: the
+// least-board map's PeriodCost (its passes), or for best of d without
+// tallies, whose cost grows with the board's levels rather than with k,
+// bestdLevelCost per supported level and √T + 10.
+func (s *supportFunc) supportCost(x []float64) float64 {
+	m := s.m
+	if m.bestd != nil && !m.bestd.tally {
+		return bestdLevelCost * float64(support(x, 0)) * (math.Sqrt(m.Period) + 10)
+	}
+	return PeriodCost(m.K, m.Load, m.Period)
 }
 
 // errLeftSupport says the distribution outgrew the fixed support.
@@ -50,6 +81,14 @@ func (s *supportFunc) take(dst []float64, r *MapResult) float64 {
 }
 
 func (s *supportFunc) eval(dst, x []float64) error {
+	if s.budget > 0 {
+		w := s.supportCost(x)
+		if s.work+w > s.budget {
+			s.lastIn = append(s.lastIn[:0], x...)
+			return errWorkBudget
+		}
+		s.work += w
+	}
 	r := &s.res
 	if err := s.m.applyInto(x, r); err != nil {
 		return err
@@ -67,11 +106,19 @@ func (s *supportFunc) eval(dst, x []float64) error {
 		}
 	}
 	s.nEval++
-	if s.strict && lost > 1e-12 {
-		s.lastIn = append(s.lastIn[:0], x...)
-		return errLeftSupport
+	return s.check(x, r, lost)
+}
+
+// check returns errLeftSupport, recording the input x and the support its
+// output r asks for, when s is strict and the evaluation lost more than
+// 1e-12.
+func (s *supportFunc) check(x []float64, r *MapResult, lost float64) error {
+	if !s.strict || lost <= 1e-12 {
+		return nil
 	}
-	return nil
+	s.lastIn = append(s.lastIn[:0], x...)
+	s.grown = max(2*len(x), 2*support(r.Next, 1e-18)+32)
+	return errLeftSupport
 }
 
 // pad returns p extended with zeros to length n ≥ len(p).
@@ -114,8 +161,14 @@ type FixedPointSettings struct {
 // FixedPointResult is a fixed point of the refresh-period map. Its Status
 // is Converged when Board is a fixed point to the solver's tolerance (for
 // instance not where no balanced state exists and the iteration runs
-// toward the herd), otherwise how the solve ended; Evaluations counts the
-// map evaluations of the final solve.
+// toward the herd), IterationLimit also when the evaluations' cost
+// reached MaxWork (as in Attractor), TruncationLimit when it converged on
+// the longest
+// support (queue lengths below 65,536) while losing more than 1e-12 of
+// mass an evaluation, otherwise how the solve ended; Evaluations counts
+// every map evaluation, those of solves cut short to grow the support
+// included. Only a Converged result's Board and Map are the map's fixed
+// point: any other is the last iterate, not an answer.
 type FixedPointResult struct {
 	outcome.Outcome
 	// Board is p*, the board distribution at each refresh (the last
@@ -133,8 +186,10 @@ type FixedPointResult struct {
 }
 
 // FixedPoint solves p = Φ_T(p) by Anderson acceleration on a support long
-// enough that the truncation loses less than 1e-12 per evaluation: a
-// converged solve that lost more is continued on a support twice as long.
+// enough that the truncation loses less than 1e-12 per evaluation: the
+// first evaluation that loses more stops the solve, which goes on from
+// that iterate on a support twice as long as the evaluation's output
+// needs (up to 65,536 levels).
 func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 	return fixedPoint(m, s, false)
 }
@@ -160,7 +215,7 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 		return nil, err
 	}
 	start = mp.State(start)
-	solve := fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
+	solve := *defaultSolve()
 	if set.Solve != nil {
 		solve = *set.Solve
 	}
@@ -177,25 +232,75 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 	}
 	n := max(2*support(r.Next, 1e-18)+32, len(start))
 	x := pad(start, n)
+	evals := 0
+	work := (&supportFunc{m: fast}).supportCost(start)
 	for {
-		f := &supportFunc{m: fast}
-		res, err := fixedpoint.Solve(f.eval, x, &solve)
+		// Strict: an evaluation that loses more than 1e-12 stops the solve,
+		// which goes on from that input on a longer support. Without it an
+		// iterate that outgrows the support loses mass on every
+		// evaluation, the simplex projection puts it back, and the solve
+		// wanders near a fixed point of the truncated map that is not the
+		// map's (best of two on the board, k = 5, λ = 0.9, T = 2,000: it
+		// lost 0.41 an evaluation and stalled at a mean time in system of
+		// 208 where the fixed point has 343).
+		// The work bound, as in Attractor: the board's levels, not k, set
+		// the cost of best of d without tallies.
+		f := &supportFunc{m: fast, strict: n < maxFixedPointSupport, work: work, budget: workBudget}
+		// The solves share MaxIter (the bound checkWork admitted): a solve
+		// on a longer support has what its predecessors left.
+		run := solve
+		if solve.MaxIter > 0 {
+			run.MaxIter = max(solve.MaxIter-evals, 1)
+		}
+		res, err := fixedpoint.Solve(f.eval, x, &run)
+		evals += f.nEval
+		work = f.work
+		if errors.Is(err, errLeftSupport) {
+			n = min(f.grown, maxFixedPointSupport)
+			x = pad(f.lastIn, n)
+			continue
+		}
+		if errors.Is(err, errWorkBudget) {
+			// The last iterate, its map application (one period more than
+			// the bound) and Status IterationLimit: no fixed point.
+			final := &supportFunc{m: mp}
+			if err := final.eval(make([]float64, n), f.lastIn); err != nil {
+				return nil, err
+			}
+			lim := outcome.Outcome{Status: outcome.IterationLimit, Evaluations: evals + 1, Elapsed: time.Since(t0)}
+			return &FixedPointResult{Outcome: lim, Board: f.lastIn, Map: final.last,
+				Solve: &fixedpoint.Result{Outcome: lim, X: f.lastIn, Residual: math.Inf(1)}, Lost: math.Max(f.lost, final.lost)}, nil
+		}
 		if err != nil {
 			return nil, err
-		}
-		if res.Status == outcome.Converged && f.lost > 1e-12 && n < 1<<16 {
-			n *= 2
-			x = pad(res.X, n)
-			continue
 		}
 		final := &supportFunc{m: mp}
 		if err := final.eval(make([]float64, n), res.X); err != nil {
 			return nil, err
 		}
-		return &FixedPointResult{Outcome: outcome.Outcome{Status: res.Status, Evaluations: res.Evaluations, Elapsed: time.Since(t0)},
-			Board: res.X, Map: final.last, Solve: res, Lost: math.Max(f.lost, final.lost)}, nil
+		evals++
+		// The loss of the solve that delivered the answer (those cut short
+		// on a shorter support are discarded).
+		lost := math.Max(f.lost, final.lost)
+		status := res.Status
+		if status == outcome.Converged && lost > 1e-12 {
+			// Only at the longest support: the truncation, not the
+			// solver, limits the answer.
+			status = outcome.TruncationLimit
+		}
+		return &FixedPointResult{Outcome: outcome.Outcome{Status: status, Evaluations: evals, Elapsed: time.Since(t0)},
+			Board: res.X, Map: final.last, Solve: res, Lost: lost}, nil
 	}
 }
+
+// defaultSolve returns FixedPoint's default solver settings.
+func defaultSolve() *fixedpoint.Settings {
+	return &fixedpoint.Settings{Method: fixedpoint.Anderson, Tol: 1e-10, MaxIter: 2000, Simplex: true, Stagnation: 100}
+}
+
+// maxFixedPointSupport is the longest support FixedPoint grows to: queue
+// lengths up to 65,535 (a variable for the test that shortens it).
+var maxFixedPointSupport = 1 << 16
 
 // Spectrum returns the spectrum of the map's Jacobian on zero-sum
 // perturbations at the board p (usually a fixed point): Arnoldi on 24

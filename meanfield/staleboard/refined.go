@@ -162,7 +162,7 @@ func Refined(m *Model, s *RefinedSettings) (*RefinedResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	evals := fp.Solve.Evaluations + 1
+	evals := fp.Evaluations
 	if fp.Status != outcome.Converged {
 		return nil, fmt.Errorf("staleboard: refined mean at T = %g: the balanced fixed point did not converge (%v): no balanced state to correct", m.Period, fp.Status)
 	}
