@@ -333,6 +333,11 @@ func herdSojourn(e *env) ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
+		// An unsettled run's Sojourn is an average of a transient, not the
+		// herd's: the check refuses it rather than compare it.
+		if err := att.Status.Err(); err != nil {
+			return nil, fmt.Errorf("herd at T = %v: %w", T, err)
+		}
 		per := int(load * n * T)
 		res, err := e.sim(&sim.Model{Servers: n, Load: load, Dispatchers: k, Policy: farm.Policy{Kind: farm.Tally}, Period: T, Start: farm.Start{Kind: farm.Half, Jobs: int(0.1 * T)}}, &sim.Settings{Jobs: e.scale(24, 12) * per, Warmup: 4 * per, Reps: 4}, uint64(i))
 		if err != nil {
