@@ -57,10 +57,10 @@ type jointLaw struct {
 
 // projSpace is the work space of the projected evolution.
 type projSpace struct {
-	k1, k2, k3, k4, tmp []float64
-	lam                 []float64
-	conv, conv2, xnu    []float64
-	xs, num, den        []float64
+	k1, k2, k3, tmp  []float64
+	lam              []float64
+	conv, conv2, xnu []float64
+	xs, num, den     []float64
 }
 
 // newJointLaw returns the law with mass w[i] at (alo + rows[i], q[i]).
@@ -191,46 +191,6 @@ func growInts(x []int, n int) []int {
 	return x[:n]
 }
 
-// jointDeriv writes the forward equation's right side for the joint law's
-// shape with values src at row rates lam into dst and returns the mean
-// count E[q] under src.
-func (j *jointLaw) deriv(dst, src []float64, lam []float64) float64 {
-	clear(dst)
-	var mq float64
-	na := j.rows()
-	for i := range na {
-		o, n, lo := j.off[i], j.n[i], j.lo[i]
-		r := src[o : o+n]
-		d := dst[o : o+n]
-		l := lam[i]
-		var up []float64
-		ulo := 0
-		if i+1 < na {
-			up = dst[j.off[i+1] : j.off[i+1]+j.n[i+1]]
-			ulo = j.lo[i+1]
-		}
-		for c, v := range r {
-			if v == 0 {
-				continue
-			}
-			q := lo + c
-			mq += float64(q) * v
-			a := l * v
-			d[c] -= a
-			if u := q + 1 - ulo; u >= 0 && u < len(up) {
-				up[u] += a
-			}
-			if q > 0 {
-				d[c] -= v
-				if c > 0 {
-					d[c-1] += v
-				}
-			}
-		}
-	}
-	return mq
-}
-
 // superpose returns the numerator and denominator of the projected rate
 // for the tally law x (tallies from off, class b) at the rates nu (by
 // perceived level): num(a) = k·[(π·ν) ∗ π^{∗(k−1)}](a) and den(a) =
@@ -312,28 +272,94 @@ func fillRates(lam []float64, alo, base int, num, den []float64, fallback float6
 }
 
 // stepJoint advances the joint law by one RK4 step of length dt at the
-// frozen row rates lam and returns ∫ E[q] over the step.
+// frozen row rates lam and returns ∫ E[q] over the step. Each stage is one
+// fused pass over the law: a row's slope is formed cell by cell from the
+// row's own values and the arrival inflow from the row below (gathered
+// first into a row buffer that stays in cache), and written at once into
+// the next stage's input and the slopes' running sum, so the law is read
+// and written once a stage with no separate clearing or combining pass.
 func (ps *projSpace) stepJoint(j *jointLaw, lam []float64, dt float64) float64 {
 	n := len(j.f)
-	k1, k2, k3, k4, tmp := growTo(&ps.k1, n), growTo(&ps.k2, n), growTo(&ps.k3, n), growTo(&ps.k4, n), growTo(&ps.tmp, n)
+	sa, sb, acc := growTo(&ps.k1, n), growTo(&ps.k2, n), growTo(&ps.k3, n)
 	f := j.f
-	m1 := j.deriv(k1, f, lam)
-	for i, v := range f {
-		tmp[i] = v + dt/2*k1[i]
+	var m [4]float64
+	for st := range 4 {
+		src := [4][]float64{f, sa, sb, sa}[st]
+		dst := [4][]float64{sa, sb, sa, f}[st]
+		h := [4]float64{dt / 2, dt / 2, dt, dt / 6}[st]
+		for i := range j.rows() {
+			m[st] += ps.rowStage(j, i, st, src, dst, acc, lam, h)
+		}
 	}
-	m2 := j.deriv(k2, tmp, lam)
-	for i, v := range f {
-		tmp[i] = v + dt/2*k2[i]
+	return dt / 6 * (m[0] + 2*m[1] + 2*m[2] + m[3])
+}
+
+// rowStage runs RK4 stage st on row i: with D the forward equation's right
+// side at src (the row's outflow at rate lam[i] + 1{q > 0}, the service
+// inflow from q + 1 in the row, the arrival inflow from (row i − 1, q − 1)
+// at rate lam[i−1]; inflow from outside the window is dropped, below
+// projTiny by fit's margins), it writes dst = f + h·D and acc = D (stage
+// 0), dst = f + h·D and acc += 2·D (stages 1, 2), or f += h·(acc + D)
+// (stage 3, h = dt/6), and returns the row's part of E[q] under src.
+func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float64, h float64) float64 {
+	o, n, lo := j.off[i], j.n[i], j.lo[i]
+	if n == 0 {
+		return 0
 	}
-	m3 := j.deriv(k3, tmp, lam)
-	for i, v := range f {
-		tmp[i] = v + dt*k3[i]
+	r := src[o : o+n]
+	in := growTo(&ps.tmp, n+1) // in[c]: inflow into cell c; in[n] = 0 pads r[c+1]
+	clear(in)
+	if i > 0 && j.n[i-1] > 0 {
+		pl, pn := j.lo[i-1], j.n[i-1]
+		pr := src[j.off[i-1] : j.off[i-1]+pn]
+		l := lam[i-1]
+		c0, c1 := max(0, pl+1-lo), min(n, pl+pn+1-lo)
+		for c := c0; c < c1; c++ {
+			in[c] = l * pr[lo+c-1-pl]
+		}
 	}
-	m4 := j.deriv(k4, tmp, lam)
-	for i := range f {
-		f[i] += dt / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+	for c := range n - 1 {
+		in[c] += r[c+1]
 	}
-	return dt / 6 * (m1 + 2*m2 + 2*m3 + m4)
+	l, l1 := lam[i], lam[i]+1
+	var mq float64
+	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
+	in = in[:n]
+	c0 := 0
+	if lo == 0 { // q = 0: no service
+		v := in[0] - l*r[0]
+		switch st {
+		case 0:
+			dr[0], ar[0] = fr[0]+h*v, v
+		case 1, 2:
+			dr[0], ar[0] = fr[0]+h*v, ar[0]+2*v
+		default:
+			fr[0] += h * (ar[0] + v)
+		}
+		c0 = 1
+	}
+	r, in, fr, ar, dr = r[c0:n], in[c0:n], fr[c0:n], ar[c0:n], dr[c0:n]
+	switch st {
+	case 0:
+		for c, x := range r {
+			v := in[c] - l1*x
+			dr[c], ar[c] = fr[c]+h*v, v
+		}
+	case 1, 2:
+		for c, x := range r {
+			v := in[c] - l1*x
+			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+		}
+	default:
+		for c, x := range r {
+			fr[c] += h * (ar[c] + in[c] - l1*x)
+		}
+	}
+	r = src[o : o+n]
+	for c, x := range r {
+		mq += float64(lo+c) * x
+	}
+	return mq
 }
 
 // qMarginal adds the law's count marginal into dst and returns it.
