@@ -59,8 +59,8 @@ var bestdPolicies = []struct {
 // simulates best of two with a tally at N = 100 at a few T.
 //
 // Progress units: 65,536 simulated arrivals; a map point of best of two
-// with a tally weighs 1,200 at T ≥ 1,000 (its herd: 25 periods of about
-// 6 s of CPU at T = 2,000), 100 below, and 50 for the other two.
+// with a tally weighs 1,200 at T ≥ 1,000 (its herd: 25 periods of a
+// minute or more of CPU), 100 below, and 50 for the other two.
 func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 	const k, load, n = 5, 0.9, 100
 	periods := []float64{30, 60, 100, 200, 400, 700, 1100, 2000}
@@ -199,7 +199,7 @@ func BestdFigure(d *BestdData) (*Figure, error) {
 		}
 	}
 	lg.note("map: the refresh-period map (N → ∞); tally-jsqd:2")
-	lg.note("  by the regular-superposition approximation")
+	lg.note("  by the projected-superposition approximation")
 	lg.note("half-loaded start: B = 0.1·T jobs on half the servers")
 	lg.note("simulation: 95% intervals, both starts")
 	pad(&p.X, 0.03)

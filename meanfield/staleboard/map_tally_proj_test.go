@@ -160,7 +160,7 @@ func TestTallyProjExact(t *testing.T) {
 		var got [2]MapResult
 		for i, project := range []bool{true, false} {
 			mp := newModelMap(&sys, T)
-			mp.bestd.project = project
+			mp.bestd.rounding = !project
 			mp.bestd.stepScale = 0.25
 			if err := mp.applyInto(board, &got[i]); err != nil {
 				t.Fatal(err)
@@ -180,13 +180,13 @@ func TestTallyProjExact(t *testing.T) {
 
 // TestTallyProjMerge checks the merging of classes whose perceived tally
 // laws have met (projMergeTol) against keeping every class apart: one
-// period at T = 400 from the rounding's balanced fixed point, the same
-// mean time in system and board law to 1e-9 (the merged rates differ by
-// at most 1e-10 relative; measured: 7e-14 and 4e-12). About 14 s: full
-// only.
+// period at T = 400 from the balanced fixed point, the same mean time in
+// system and board law to 1e-9 (the merged rates differ by at most 1e-10
+// relative; measured: 7e-14 and 4e-12). About 45 s (the fixed point's
+// nine periods and two more): full only.
 func TestTallyProjMerge(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two projected periods at T = 400: about 14 s")
+		t.Skip("the fixed point and two periods at T = 400: about 45 s")
 	}
 	sys := System{K: 5, Load: 0.9, Tally: Own, Choices: 2}
 	fp, err := FixedPoint(&Model{System: sys, Period: 400}, nil)
@@ -196,7 +196,7 @@ func TestTallyProjMerge(t *testing.T) {
 	var got [2]MapResult
 	for i, noMerge := range []bool{false, true} {
 		mp := newModelMap(&sys, 400)
-		mp.bestd.project, mp.bestd.noMerge = true, noMerge
+		mp.bestd.noMerge = noMerge
 		if err := mp.applyInto(fp.Board, &got[i]); err != nil {
 			t.Fatal(err)
 		}
