@@ -322,7 +322,6 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		in[c] += r[c+1]
 	}
 	l, l1 := lam[i], lam[i]+1
-	var mq float64
 	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
 	in = in[:n]
 	c0 := 0
@@ -355,11 +354,28 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 			fr[c] += h * (ar[c] + in[c] - l1*x)
 		}
 	}
-	r = src[o : o+n]
-	for c, x := range r {
-		mq += float64(lo+c) * x
+	return rowMean(src[o:o+n], lo)
+}
+
+// rowMean is Σ_c (lo + c)·r[c], in four interleaved partial sums (one
+// running sum would wait on each add's latency).
+func rowMean(r []float64, lo int) float64 {
+	var s0, s1, s2, s3 float64
+	q := float64(lo)
+	c := 0
+	for ; c+4 <= len(r); c += 4 {
+		x := r[c : c+4 : c+4]
+		s0 += q * x[0]
+		s1 += (q + 1) * x[1]
+		s2 += (q + 2) * x[2]
+		s3 += (q + 3) * x[3]
+		q += 4
 	}
-	return mq
+	for ; c < len(r); c++ {
+		s0 += q * r[c]
+		q++
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // qMarginal adds the law's count marginal into dst and returns it.

@@ -99,3 +99,23 @@ func TestStepJointFused(t *testing.T) {
 		t.Errorf("∫E[q]: fused %.17g, reference %.17g", integ, wantInteg)
 	}
 }
+
+// BenchmarkStepJoint is one RK4 step of a joint law of the size of a heavy
+// class at T = 400 (50 rows of 150 counts).
+func BenchmarkStepJoint(b *testing.B) {
+	const rows, w = 50, 150
+	j := jointLaw{alo: 100, lo: make([]int, rows), n: make([]int, rows), off: make([]int, rows)}
+	lam := make([]float64, rows)
+	for i := range rows {
+		j.lo[i], j.n[i], j.off[i] = max(0, i-20), w, i*w
+		lam[i] = 0.5 + float64(i)/rows
+	}
+	j.f = make([]float64, rows*w)
+	for i := range j.f {
+		j.f[i] = 1e-4 * (1 + math.Sin(float64(i)))
+	}
+	var ps projSpace
+	for b.Loop() {
+		ps.stepJoint(&j, lam, 1e-3)
+	}
+}
