@@ -1529,8 +1529,9 @@ func psTrapDoor(e *env) ([]Check, error) {
 // balanced state is held to what the model claims for it, 1% on both the
 // mean board and the mean time in system at T = 400 (full only; 40
 // periods, 1.4·10⁷ jobs a replication, and about two minutes of CPU for
-// the map's attractor): measured, the map 8.925 and 6.43 against fluid
-// sim 8.91 ± 0.04 and 6.44 ± 0.05, 0.2% and 0.1% apart, where the
+// the map's attractor): measured (fluid validate --filter board-bestd,
+// 184 s), the map 8.9246 and 6.4316 against fluid sim 8.91 and 6.4313
+// (99.9% half-widths 0.084 and 0.075), 0.2% and 0.005% apart, where the
 // neglected split of the arrivals between the tallies is 5e-4 of the
 // exact chain at k = 2 (the package's TestTallyProjExact) and the finite
 // farm's offset at N = 1,600 about 0.1%, as without tallies. The earlier
