@@ -162,7 +162,12 @@ func (j *jointLaw) fit() {
 	for r := range newNa {
 		tot += j.nn[r]
 	}
-	nf := growTo(&j.nf, tot)
+	if cap(j.nf) < tot {
+		// Half again as much room: the windows grow a few cells at a
+		// time, and a buffer of exactly tot is outgrown at the next fit.
+		j.nf = make([]float64, tot, tot+tot/2)
+	}
+	nf := j.nf[:tot]
 	clear(nf)
 	off := make([]int, newNa)
 	pos := 0
