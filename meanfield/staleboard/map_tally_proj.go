@@ -312,26 +312,35 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		return 0
 	}
 	r := src[o : o+n]
-	in := growTo(&ps.tmp, n+1) // in[c]: inflow into cell c; in[n] = 0 pads r[c+1]
-	clear(in)
+	in := growTo(&ps.tmp, n) // in[c]: the arrival inflow into cell c
+	c0, c1 := n, n
 	if i > 0 && j.n[i-1] > 0 {
 		pl, pn := j.lo[i-1], j.n[i-1]
 		pr := src[j.off[i-1] : j.off[i-1]+pn]
 		l := lam[i-1]
-		c0, c1 := max(0, pl+1-lo), min(n, pl+pn+1-lo)
-		for c := c0; c < c1; c++ {
-			in[c] = l * pr[lo+c-1-pl]
+		c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
+		c1 = max(c0, c1)
+		if c0 < c1 {
+			pr = pr[lo+c0-1-pl : lo+c1-1-pl]
+			d := in[c0:c1]
+			d = d[:len(pr)]
+			for c, x := range pr {
+				d[c] = l * x
+			}
 		}
 	}
-	for c := range n - 1 {
-		in[c] += r[c+1]
-	}
+	clear(in[:c0])
+	clear(in[c1:])
 	l, l1 := lam[i], lam[i]+1
 	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
-	in = in[:n]
-	c0 := 0
-	if lo == 0 { // q = 0: no service
+	// Cell c's slope: in[c] − (l + 1{q > 0})·r[c] + r[c+1] (the service
+	// inflow; none into the window's last cell).
+	c := 0
+	if lo == 0 { // q = 0: no service out
 		v := in[0] - l*r[0]
+		if n > 1 {
+			v += r[1]
+		}
 		switch st {
 		case 0:
 			dr[0], ar[0] = fr[0]+h*v, v
@@ -340,23 +349,39 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		default:
 			fr[0] += h * (ar[0] + v)
 		}
-		c0 = 1
+		c = 1
 	}
-	r, in, fr, ar, dr = r[c0:n], in[c0:n], fr[c0:n], ar[c0:n], dr[c0:n]
-	switch st {
-	case 0:
-		for c, x := range r {
-			v := in[c] - l1*x
-			dr[c], ar[c] = fr[c]+h*v, v
+	if c < n {
+		// The cells c .. n−2 (each with a service inflow from the next),
+		// every slice cut to the same length for the bounds checks.
+		m := n - 1 - c
+		rr, rn, ii, fi, ai, di := r[c:n-1], r[c+1:n], in[c:n-1], fr[c:n-1], ar[c:n-1], dr[c:n-1]
+		rn, ii, fi, ai, di = rn[:m], ii[:m], fi[:m], ai[:m], di[:m]
+		switch st {
+		case 0:
+			for x, y := range rr {
+				v := ii[x] - l1*y + rn[x]
+				di[x], ai[x] = fi[x]+h*v, v
+			}
+		case 1, 2:
+			for x, y := range rr {
+				v := ii[x] - l1*y + rn[x]
+				di[x], ai[x] = fi[x]+h*v, ai[x]+2*v
+			}
+		default:
+			for x, y := range rr {
+				fi[x] += h * (ai[x] + ii[x] - l1*y + rn[x])
+			}
 		}
-	case 1, 2:
-		for c, x := range r {
-			v := in[c] - l1*x
-			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
-		}
-	default:
-		for c, x := range r {
-			fr[c] += h * (ar[c] + in[c] - l1*x)
+		e := n - 1 // the last cell: no service inflow
+		v := in[e] - l1*r[e]
+		switch st {
+		case 0:
+			dr[e], ar[e] = fr[e]+h*v, v
+		case 1, 2:
+			dr[e], ar[e] = fr[e]+h*v, ar[e]+2*v
+		default:
+			fr[e] += h * (ar[e] + v)
 		}
 	}
 	return rowMean(src[o:o+n], lo)
