@@ -57,7 +57,7 @@ type jointLaw struct {
 
 // projSpace is the work space of the projected evolution.
 type projSpace struct {
-	k1, k2, k3, tmp  []float64
+	k1, k2, k3       []float64
 	lam              []float64
 	conv, conv2, xnu []float64
 	xs, num, den     []float64
@@ -312,79 +312,107 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		return 0
 	}
 	r := src[o : o+n]
-	in := growTo(&ps.tmp, n) // in[c]: the arrival inflow into cell c
-	c0, c1 := n, n
+	// The arrival inflow from row i − 1 reaches the cells [c0, c1): cell c
+	// gets lam[i−1]·pr[c + sh].
+	c0, c1, sh := 0, 0, 0
+	var pr []float64
+	var lp float64
 	if i > 0 && j.n[i-1] > 0 {
 		pl, pn := j.lo[i-1], j.n[i-1]
-		pr := src[j.off[i-1] : j.off[i-1]+pn]
-		l := lam[i-1]
+		pr = src[j.off[i-1] : j.off[i-1]+pn]
+		lp = lam[i-1]
 		c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
 		c1 = max(c0, c1)
-		if c0 < c1 {
-			pr = pr[lo+c0-1-pl : lo+c1-1-pl]
-			d := in[c0:c1]
-			d = d[:len(pr)]
-			for c, x := range pr {
-				d[c] = l * x
-			}
-		}
+		sh = lo - 1 - pl
 	}
-	clear(in[:c0])
-	clear(in[c1:])
 	l, l1 := lam[i], lam[i]+1
 	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
-	// Cell c's slope: in[c] − (l + 1{q > 0})·r[c] + r[c+1] (the service
-	// inflow; none into the window's last cell).
-	c := 0
-	if lo == 0 { // q = 0: no service out
-		v := in[0] - l*r[0]
+	// cell sets cell c from its slope v.
+	cell := func(c int, v float64) {
+		switch st {
+		case 0:
+			dr[c], ar[c] = fr[c]+h*v, v
+		case 1, 2:
+			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+		default:
+			fr[c] += h * (ar[c] + v)
+		}
+	}
+	// in is the arrival inflow into cell c.
+	in := func(c int) float64 {
+		if c >= c0 && c < c1 {
+			return lp * pr[c+sh]
+		}
+		return 0
+	}
+	// Cell c's slope: in(c) − (l + 1{q > 0})·r[c] + r[c+1] (the service
+	// inflow; none into the window's last cell). The first cell (q = 0:
+	// no service out) and the last are set one by one, the cells between
+	// in three runs (before, within and after the arrivals' reach).
+	first := 0
+	if lo == 0 {
+		v := in(0) - l*r[0]
 		if n > 1 {
 			v += r[1]
 		}
-		switch st {
-		case 0:
-			dr[0], ar[0] = fr[0]+h*v, v
-		case 1, 2:
-			dr[0], ar[0] = fr[0]+h*v, ar[0]+2*v
-		default:
-			fr[0] += h * (ar[0] + v)
-		}
-		c = 1
+		cell(0, v)
+		first = 1
 	}
-	if c < n {
-		// The cells c .. n−2 (each with a service inflow from the next),
-		// every slice cut to the same length for the bounds checks.
-		m := n - 1 - c
-		rr, rn, ii, fi, ai, di := r[c:n-1], r[c+1:n], in[c:n-1], fr[c:n-1], ar[c:n-1], dr[c:n-1]
-		rn, ii, fi, ai, di = rn[:m], ii[:m], fi[:m], ai[:m], di[:m]
-		switch st {
-		case 0:
-			for x, y := range rr {
-				v := ii[x] - l1*y + rn[x]
-				di[x], ai[x] = fi[x]+h*v, v
-			}
-		case 1, 2:
-			for x, y := range rr {
-				v := ii[x] - l1*y + rn[x]
-				di[x], ai[x] = fi[x]+h*v, ai[x]+2*v
-			}
-		default:
-			for x, y := range rr {
-				fi[x] += h * (ai[x] + ii[x] - l1*y + rn[x])
-			}
+	if first < n {
+		e := n - 1
+		a0, a1 := min(max(c0, first), e), min(max(c1, first), e)
+		runStage(st, h, l1, fr[first:a0], ar[first:a0], dr[first:a0], r[first:a0], r[first+1:a0+1], nil, 0)
+		if a0 < a1 {
+			runStage(st, h, l1, fr[a0:a1], ar[a0:a1], dr[a0:a1], r[a0:a1], r[a0+1:a1+1], pr[a0+sh:a1+sh], lp)
 		}
-		e := n - 1 // the last cell: no service inflow
-		v := in[e] - l1*r[e]
-		switch st {
-		case 0:
-			dr[e], ar[e] = fr[e]+h*v, v
-		case 1, 2:
-			dr[e], ar[e] = fr[e]+h*v, ar[e]+2*v
-		default:
-			fr[e] += h * (ar[e] + v)
-		}
+		runStage(st, h, l1, fr[a1:e], ar[a1:e], dr[a1:e], r[a1:e], r[a1+1:e+1], nil, 0)
+		cell(e, in(e)-l1*r[e])
 	}
 	return rowMean(src[o:o+n], lo)
+}
+
+// runStage sets the cells of one run from their slopes
+// lp·pin[c] − l1·r[c] + rn[c] (pin nil: no arrival inflow), as rowStage's
+// stage st (every slice of the run's length).
+func runStage(st int, h, l1 float64, fr, ar, dr, r, rn, pin []float64, lp float64) {
+	m := len(r)
+	fr, ar, dr, rn = fr[:m], ar[:m], dr[:m], rn[:m]
+	if pin == nil {
+		switch st {
+		case 0:
+			for c, x := range r {
+				v := rn[c] - l1*x
+				dr[c], ar[c] = fr[c]+h*v, v
+			}
+		case 1, 2:
+			for c, x := range r {
+				v := rn[c] - l1*x
+				dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+			}
+		default:
+			for c, x := range r {
+				fr[c] += h * (ar[c] + rn[c] - l1*x)
+			}
+		}
+		return
+	}
+	pin = pin[:m]
+	switch st {
+	case 0:
+		for c, x := range r {
+			v := lp*pin[c] - l1*x + rn[c]
+			dr[c], ar[c] = fr[c]+h*v, v
+		}
+	case 1, 2:
+		for c, x := range r {
+			v := lp*pin[c] - l1*x + rn[c]
+			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+		}
+	default:
+		for c, x := range r {
+			fr[c] += h * (ar[c] + lp*pin[c] - l1*x + rn[c])
+		}
+	}
 }
 
 // rowMean is Σ_c (lo + c)·r[c], in four interleaved partial sums (one
