@@ -70,6 +70,9 @@ type bestdMap struct {
 	noMerge bool
 	// stepScale scales the projection's time step (tests; 0: 1).
 	stepScale float64
+	// merged counts the classes merged in the last projected period
+	// (tests).
+	merged int
 }
 
 // choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at

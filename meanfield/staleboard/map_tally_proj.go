@@ -461,6 +461,7 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 		step *= bd.stepScale
 	}
 	nstep := max(1, int(math.Ceil(T/step)))
+	bd.merged = 0
 	dt := T / float64(nstep)
 
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
@@ -476,7 +477,9 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 	var mid []float64
 	for i := range nstep {
 		if i%projMergeEvery == 0 && !bd.noMerge {
+			n0 := len(cls)
 			cls = projMerge(cls, m.K)
+			bd.merged += n0 - len(cls)
 		}
 		st.stepP(dt)
 		for _, c := range cls {
