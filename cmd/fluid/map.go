@@ -63,8 +63,8 @@ approximation, the projected superposition: the dispatchers' tallies on a
 server are replaced by one birth process at their mean rate given the
 server's arrivals so far (exact for one dispatcher); against the simulator it
 is within 0.6% in the balanced state at k = 5, λ = 0.9, T = 400 and 2,000. It
-reports no eigenvalue, and a period costs seconds (the fixed point at T = 400
-takes a minute and a half), much more in a herd. --sizes h2:SCV (balanced-means hyperexponential sizes) and --discipline
+reports no eigenvalue, and a period costs seconds (the balanced state at
+T = 400 takes under a minute), much more in a herd. --sizes h2:SCV (balanced-means hyperexponential sizes) and --discipline
 ps (processor sharing) follow each server's job phases between refreshes: the
 board still shows counts. --start is empty
 (every queue empty; also balanced), balanced:L (every queue at L), half:B (half the

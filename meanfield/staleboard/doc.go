@@ -146,7 +146,9 @@
 // 8.925 against 8.91 ± 0.04 at T = 400 (board mean 6.432 against
 // 6.44 ± 0.05) and 6.924 against 6.88 ± 0.03 at T = 2,000 (5.871 against
 // 5.85 ± 0.05): within 0.6%; at T = 350 and 325 it is 9.720 and 10.725
-// against 9.66 ± 0.11 and 10.9 ± 0.3. From the empty board its balanced
+// against 9.66 ± 0.11 and 10.9 ± 0.3; best of three is 6.451 against
+// 6.433 ± 0.03 at T = 2,000 (board mean 5.463 against 5.48 ± 0.17;
+// 8.262 at T = 400). From the empty board its balanced
 // level creeps up period after period and tips into the herd at T = 300
 // and 312.5 (at T = 300: 8.6 after 2 periods, 14 after 12, the herd's
 // 54.2 after 20; at 312.5: 12.8 after 21 periods, 23.4 after 32) and
@@ -157,8 +159,10 @@
 // Cost: the joint laws hold some 10³–10⁴ cells a class (at the balanced
 // fixed point at T = 400, 153 classes of up to 50 rows of up to 150
 // counts), stepped every 0.43 time units (RK4's stability on the joint
-// chain's rates), 3.2 s of CPU a period at T = 400 (BenchmarkMapBestd),
-// about 40 s for the fixed point there, and more in a herd, whose classes
+// chain's rates), 2.1 s of CPU a period at T = 400 (BenchmarkMapBestd,
+// about 3,000 times the least-board map; one fused pass over the law an
+// RK4 stage), under a minute for the balanced state from the empty board
+// (21 periods), and about a minute a period in a herd, whose classes
 // never meet. Classes whose perceived tally laws have met (total variation
 // below 1e-10) share one joint law from then on (the rates depend on the
 // class only through the law of b + t; merging moves the mean time in
@@ -182,13 +186,14 @@
 // the reflection principle. It understates the arrival variability (its
 // count's variance is at most 1/4 where k·Var t is about 4.6 in the
 // balanced state at T = 400, k = 5) and so the waiting: 7.30 and 5.97 in
-// the balanced state at T = 400 and 2,000 (18% and 13% low), and from the
+// the balanced state at T = 400 and 2,000 (18% and 13% low; best of
+// three 6.01 at T = 2,000, 7% low), and from the
 // empty board it settles balanced from T = 284.375 on, too early. Its herd
 // from a half-loaded start (B = 0.1·T, 25 periods), 70.8 and 332.4 at
 // T = 400 and 2,000 against 72.7 ± 0.5 and 334.8 ± 1.7 at N = 100, is
 // within 3%: the herd's level is set by its groups' drift, not by the
-// arrivals' noise. It is 30 times cheaper than the projection (0.1 s a
-// period at T = 400).
+// arrivals' noise. It is about 25 times cheaper than the projection
+// (0.08–0.09 s a period at T = 400).
 //
 // The edge solver (Edge) follows the least-board map's passes and refuses
 // best of d, which has none; its states over T come from Attractor from
