@@ -165,16 +165,21 @@
 // (21 periods), and about a minute a period in a herd, whose classes
 // never meet. Classes whose perceived tally laws have met (total variation
 // below 1e-10) share one joint law from then on (the rates depend on the
-// class only through the law of b + t; merging moves the mean time in
-// system by 7e-14 at T = 400, TestTallyProjMerge): that happens after a
+// class only through the law of b + t; from the rounding's balanced board
+// at T = 400 six classes merge, and the mean time in system moves by
+// 6.6e-14, TestTallyProjMerge): that happens after a
 // few hundred time units (the heavy classes' distance shrinks about 12
 // times every 43 time units from 0.02 at s = 86), so it saves nothing at
 // T = 400 and cuts a balanced period at T = 2,000 from about 3 minutes to
 // 8 s (the measurements: TestTallyProjMeasure). Merging by the class's
-// mass times that distance would not save more at T = 400 within the
-// fixed point's tolerance: a class of mass w whose rates are replaced
-// moves the next board by up to about 2w·∫|Δλ|, and the heavy classes
-// (w ≈ 0.01–0.13) reach w·distance ≈ 1e-12 only near s ≈ 400.
+// mass times that distance would not save more at T = 400 within the fixed
+// point's tolerance: a class of mass w whose rates are replaced from time
+// s₀ on moves the next board by at most 2w·∫ E|Δλ(A, s)| ds ≤
+// 4k·dλ·w·∫ TV(s) ds over [s₀, T] (the rate's numerator and denominator are
+// k-fold convolutions of the tally law; the total variation TV only
+// shrinks, the two tally laws being one chain's from different starts),
+// and the heavy classes (w ≈ 0.01–0.13) reach w·TV ≈ 1e-12 only near
+// s ≈ 400.
 //
 // The regular rounding, the map before the projection (kept in the
 // package as the tests' reference), keeps only the superposition's mean,
