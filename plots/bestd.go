@@ -29,7 +29,14 @@ type BestdData struct {
 	Load   float64      `json:"load"`
 	N      int          `json:"servers"` // of the simulation
 	Curves []BestdCurve `json:"curves"`
+	// TallyModel names the map of best of two with a tally the data were
+	// computed by; empty in data computed before the projected
+	// superposition was the map, by the regular superposition (rounding).
+	TallyModel string `json:"tally_model,omitempty"`
 }
+
+// bestdTallyModel is the name of the map of best of d with a tally.
+const bestdTallyModel = "projected-superposition"
 
 func (d *BestdData) check() error {
 	if len(d.Curves) == 0 {
@@ -89,7 +96,7 @@ func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 	for _, T := range simT {
 		m.grow(2 * reps * (simPeriods + 2) * int(load*n*T) / 0x10000)
 	}
-	d := &BestdData{K: k, Load: load, N: n}
+	d := &BestdData{K: k, Load: load, N: n, TallyModel: bestdTallyModel}
 	type job struct{ i, j int }
 	var jobs []job
 	for i := range bestdPolicies {
@@ -199,7 +206,11 @@ func BestdFigure(d *BestdData) (*Figure, error) {
 		}
 	}
 	lg.note("map: the refresh-period map (N → ∞); tally-jsqd:2")
-	lg.note("  by the projected-superposition approximation")
+	model := d.TallyModel
+	if model == "" {
+		model = "regular-superposition"
+	}
+	lg.note("  by the " + model + " approximation")
 	lg.note("half-loaded start: B = 0.1·T jobs on half the servers")
 	lg.note("simulation: 95% intervals, both starts")
 	pad(&p.X, 0.03)
