@@ -29,7 +29,14 @@ type BestdData struct {
 	Load   float64      `json:"load"`
 	N      int          `json:"servers"` // of the simulation
 	Curves []BestdCurve `json:"curves"`
+	// TallyModel names the map of best of two with a tally the data were
+	// computed by; empty in data computed before the projected
+	// superposition was the map, by the regular superposition (rounding).
+	TallyModel string `json:"tally_model,omitempty"`
 }
+
+// bestdTallyModel is the name of the map of best of d with a tally.
+const bestdTallyModel = "projected-superposition"
 
 func (d *BestdData) check() error {
 	if len(d.Curves) == 0 {
@@ -59,8 +66,8 @@ var bestdPolicies = []struct {
 // simulates best of two with a tally at N = 100 at a few T.
 //
 // Progress units: 65,536 simulated arrivals; a map point of best of two
-// with a tally weighs 1,200 at T ≥ 1,000 (its herd: 25 periods of about
-// 6 s of CPU at T = 2,000), 100 below, and 50 for the other two.
+// with a tally weighs 1,200 at T ≥ 1,000 (its herd: 25 periods of a
+// minute or more of CPU), 100 below, and 50 for the other two.
 func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 	const k, load, n = 5, 0.9, 100
 	periods := []float64{30, 60, 100, 200, 400, 700, 1100, 2000}
@@ -89,7 +96,7 @@ func computeBestdData(quick bool, seed uint64, m *meter) (*BestdData, error) {
 	for _, T := range simT {
 		m.grow(2 * reps * (simPeriods + 2) * int(load*n*T) / 0x10000)
 	}
-	d := &BestdData{K: k, Load: load, N: n}
+	d := &BestdData{K: k, Load: load, N: n, TallyModel: bestdTallyModel}
 	type job struct{ i, j int }
 	var jobs []job
 	for i := range bestdPolicies {
@@ -199,7 +206,11 @@ func BestdFigure(d *BestdData) (*Figure, error) {
 		}
 	}
 	lg.note("map: the refresh-period map (N → ∞); tally-jsqd:2")
-	lg.note("  by the regular-superposition approximation")
+	model := d.TallyModel
+	if model == "" {
+		model = "regular-superposition"
+	}
+	lg.note("  by the " + model + " approximation")
 	lg.note("half-loaded start: B = 0.1·T jobs on half the servers")
 	lg.note("simulation: 95% intervals, both starts")
 	pad(&p.X, 0.03)

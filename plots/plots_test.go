@@ -435,7 +435,13 @@ func TestBestdFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renders(t, f, "map tally-jsqd:2, half-loaded start", "simulation N = 100, tally-jsqd:2, empty start")
+	// Data without a tally model predate the projection: the rounding's.
+	renders(t, f, "map tally-jsqd:2, half-loaded start", "simulation N = 100, tally-jsqd:2, empty start", "by the regular-superposition approximation")
+	d.TallyModel = bestdTallyModel
+	if f, err = BestdFigure(d); err != nil {
+		t.Fatal(err)
+	}
+	renders(t, f, "by the projected-superposition approximation")
 	d.Curves[0].Map = []BistabilityPoint{{Period: 100, Balanced: 0, Herd: 1}}
 	if err := d.check(); err == nil {
 		t.Error("zero on a log axis accepted")

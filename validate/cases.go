@@ -28,7 +28,7 @@ func catalogue() []Case {
 		{Name: "edge", Source: "edge T* of the refresh-period map, far above and below", Quick: false, run: edgeCase},
 		{Name: "board-h2", Source: "refresh-period map with H2 sizes, FCFS and PS (the phase evolution)", Quick: true, run: boardH2},
 		{Name: "ps-trap-door", Source: "refresh-period map with PS servers and H2 sizes: no herd where exponential sizes herd", Quick: true, run: psTrapDoor},
-		{Name: "board-bestd", Source: "refresh-period map of best of two on the board without tallies (exact at N = ∞) and with each dispatcher's own tally (the regular-superposition approximation)", Quick: true, run: boardBestd},
+		{Name: "board-bestd", Source: "refresh-period map of best of two on the board without tallies (exact at N = ∞) and with each dispatcher's own tally (the projected-superposition approximation)", Quick: true, run: boardBestd},
 		{Name: "board-shares", Source: "refresh-period map with unequal dispatcher shares (the share evolution)", Quick: true, run: boardShares},
 		{Name: "board-refined", Source: "refined 1/N mean of the refresh-period map's balanced state: partitioned 5 × 20 (quick: T = 100), 5 own tallies at N = 100", Quick: true, run: boardRefined},
 		{Name: "finite-n-noise", Source: "one-period board noise Σ (multinomial + dispatcher timing), N = 1,000 (quick) or 4,000", Quick: true, run: finiteNoise},
@@ -1531,16 +1531,19 @@ func psTrapDoor(e *env) ([]Check, error) {
 // 0.1% (T = 100: the map 20.770, fluid sim 20.93 ± 0.07 on the mean time
 // in system against the map's 20.949). Quick: T = 100, 20 periods (about
 // 3·10⁶ jobs a replication, a few seconds); full adds T = 400. With
-// tallies the map is an approximation that keeps only the mean of the
-// dispatchers' superposed sends and a regular rounding of it, which
-// understates their spread and so the waiting: the check is its measured
-// accuracy, the mean time in system within 25% of the map's at T = 400
-// (measured: the map 7.30, fluid sim 8.91 ± 0.04, 18% above; at
-// T = 2,000 5.97 against 6.88 ± 0.03, 13%), a bound on the approximation
-// rather than a tolerance of an exact theory (full only; 40 periods,
-// 1.4·10⁷ jobs a replication). The package's projected superposition
-// (8.925 and 6.924 there) is not the map's yet: 3.5 s of CPU a period at
-// T = 400.
+// tallies the map is an approximation, the projected superposition (the
+// dispatchers' tallies on a server replaced by one birth process at their
+// mean rate given its arrivals so far; exact for one dispatcher), and its
+// balanced state is held to what the model claims for it, 1% on both the
+// mean board and the mean time in system at T = 400 (full only; 40
+// periods, 1.4·10⁷ jobs a replication, and about two minutes of CPU for
+// the map's attractor): measured (fluid validate --filter board-bestd,
+// 184 s), the map 8.9246 and 6.4316 against fluid sim 8.91 and 6.4313
+// (99.9% half-widths 0.084 and 0.075), 0.2% and 0.005% apart, where the
+// neglected split of the arrivals between the tallies is 5e-4 of the
+// exact chain at k = 2 (the package's TestTallyProjExact) and the finite
+// farm's offset at N = 1,600 about 0.1%, as without tallies. The earlier
+// regular rounding (7.30) would fail it by 18%.
 func boardBestd(e *env) ([]Check, error) {
 	const n, k, load = 1600, 5, 0.9
 	var out []Check
@@ -1577,8 +1580,7 @@ func boardBestd(e *env) ([]Check, error) {
 			return nil, err
 		}
 		if c.tally == staleboard.Own {
-			out = append(out, e.check(fmt.Sprintf("%v T=%g mean time in system", pol, c.T), n, att.Sojourn, 0.25*att.Sojourn, res.Sojourn))
-			continue
+			out = append(out, e.check(fmt.Sprintf("%v T=%g mean time in system", pol, c.T), n, att.Sojourn, 0.01*att.Sojourn, res.Sojourn))
 		}
 		if res.BoardMean == nil {
 			return nil, fmt.Errorf("%v T=%v: no refresh in the measured window", pol, c.T)

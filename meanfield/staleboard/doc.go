@@ -129,85 +129,76 @@
 // rate ν(b + t_r, s): given b, the k tallies are independent (propagation
 // of chaos), and each one's law is a 1-D forward equation at the common
 // rates (RK4, steps ≤ 0.5). The server's count is driven by their
-// superposition, whose rate depends on every t_r, so the exact server
-// state (q, t_1, …, t_k) is out of reach. The map keeps exactly the mean
-// of the superposition, C_b(s) = k·E[t(s) | b], and replaces its
-// fluctuations by the regularity of sends on one's own tally: on ticks of
-// length h ≈ k/λ (one round in which each dispatcher sends about one job
-// to each server, the least-board map's pass), the arrivals by tick j
-// are ⌊C_b(t_j)⌋ or ⌈C_b(t_j)⌉ — a rounding of the exact mean whose carry
-// follows a two-state Markov chain with P(carry) = frac C_b(t_j) (the
-// marginal of a rounding with a uniform phase) — at iid uniform times
-// within the tick; given a tick's count and its Poisson services the
-// reflection principle gives the end level, as for the least-board
-// passes (TestTickAgainstPass), and mass that cannot reach the floor
-// before T is pushed there at 24 checkpoints. What it neglects: the
-// superposed count's spread beyond that rounding (each tally's own
-// variance given b, and the k tallies' independence: the model's count
-// has variance at most 1/4 where k·Var t would be — about 4.6 in the
-// balanced state at T = 400, k = 5), and the count's correlation with the
-// tallies' deviations. It therefore understates the arrival variability
-// and the waiting: against the simulator (N = 1,600, empty start) the
-// balanced mean time in system is 5.97 against 6.88 ± 0.03 at T = 2,000
-// (13% low) and 7.30 against 8.91 ± 0.04 at T = 400 (18% low); the herd
-// from a half-loaded start (B = 0.1·T, 25 periods) is 70.8 and 332.4 at
-// T = 400 and 2,000 against 72.7 ± 0.5 and 334.8 ± 1.7 at N = 100 (3%
-// and 1% low; the herd's level is set by its groups' drift, not by the
-// arrivals' noise); best of three balanced at T = 2,000 is 6.01 against
-// 6.43 ± 0.06 (7% low); and at T = 100, where the farm never balances,
-// about 19–20 against 20.2 ± 0.15. So it answers the question of states
-// — from the empty board best of two with a tally settles balanced from
-// T = 284.375 on and in one herd-like state at T = 30 to 281.25 (a
-// bisection on Attractor, about 30 s of CPU a step: the balanced state's
-// edge lies between), and it is bistable at T = 400 and above, a
-// balanced state near 6–9 beside a herd near 0.17·T, the no-tally
-// board's level, where the least-board map's herd is 0.40·T —
-// and gives the balanced level to within a fifth, from below. Cost: a
-// period is 0.1 s at T = 400 and 2–4 s (balanced) or 6 s (herd) at
-// T = 2,000, CPU; the tally laws and the count windows of every board
-// class are stepped over the whole period (T = 400, pprof: the count
-// windows' ticks 48%, the tally laws' RK4 30%, the perceived law's
-// rates 9%).
+// superposition A(s) = Σ_r t_r(s), whose rate depends on every t_r, so the
+// exact server state (q, t_1, …, t_k) is out of reach. The map (the
+// projected superposition) replaces A by its Markovian projection, the
+// birth process on A of rate λ_b(a, s) = E[Σ_r ν(b + t_r, s) | A(s) = a] =
+// k·[(π·ν) ∗ π^{∗(k−1)}](a) / π^{∗k}(a), π the one-tally law: the
+// dispatchers' tallies are replaced by a birth process at their mean rate
+// given the count. It has A's one-time laws exactly (Gyöngy's mimicking
+// theorem), and the map follows each class's joint law of (A, q) by its
+// forward equation (RK4, rates frozen at each step's midpoint). What it
+// neglects: how the rate depends on the split of A between the tallies
+// beyond their sum, and A's memory beyond its current value. It is exact
+// for one dispatcher, and for two within 5e-4 of the brute-force server
+// chain (q, t_1, t_2) over T = 10 (TestTallyProjExact). Against the
+// simulator (N = 1,600, empty start) the balanced mean time in system is
+// 8.925 against 8.91 ± 0.04 at T = 400 (board mean 6.432 against
+// 6.44 ± 0.05) and 6.924 against 6.88 ± 0.03 at T = 2,000 (5.871 against
+// 5.85 ± 0.05): within 0.6%; at T = 350 and 325 it is 9.720 and 10.725
+// against 9.66 ± 0.11 and 10.9 ± 0.3; best of three is 6.451 against
+// 6.433 ± 0.03 at T = 2,000 (board mean 5.463 against 5.48 ± 0.17;
+// 8.262 at T = 400). From the empty board its balanced
+// level creeps up period after period and tips into the herd at T = 300
+// and 312.5 (at T = 300: 8.6 after 2 periods, 14 after 12, the herd's
+// 54.2 after 20; at 312.5: 12.8 after 21 periods, 23.4 after 32) and
+// settles balanced at T = 325 — the balanced state's edge lies between
+// T = 312.5 and 325; the simulator at N = 1,600 from the empty start tips
+// at T = 300 (4 of 4 replications, 54.6 ± 0.25 over 40 periods), finds no
+// steady state at T = 312.5, and stays balanced at T = 325, 350 and 400.
+// Cost: the joint laws hold some 10³–10⁴ cells a class (at the balanced
+// fixed point at T = 400, 153 classes of up to 50 rows of up to 150
+// counts), stepped every 0.43 time units (RK4's stability on the joint
+// chain's rates), 2.1 s of CPU a period at T = 400 (BenchmarkMapBestd,
+// about 3,000 times the least-board map; one fused pass over the law an
+// RK4 stage), under a minute for the balanced state from the empty board
+// (21 periods), and about a minute a period in a herd, whose classes
+// never meet. Classes whose perceived tally laws have met (total variation
+// below 1e-10) share one joint law from then on (the rates depend on the
+// class only through the law of b + t; from the rounding's balanced board
+// at T = 400 six classes merge, and the mean time in system moves by
+// 6.6e-14, TestTallyProjMerge): that happens after a
+// few hundred time units (the heavy classes' distance shrinks about 12
+// times every 43 time units from 0.02 at s = 86), so it saves nothing at
+// T = 400 and cuts a balanced period at T = 2,000 from about 3 minutes to
+// 8 s (the measurements: TestTallyProjMeasure). Merging by the class's
+// mass times that distance would not save more at T = 400 within the fixed
+// point's tolerance: a class of mass w whose rates are replaced from time
+// s₀ on moves the next board by at most 2w·∫ E|Δλ(A, s)| ds ≤
+// 4k·dλ·w·∫ TV(s) ds over [s₀, T] (the rate's numerator and denominator are
+// k-fold convolutions of the tally law; the total variation TV only
+// shrinks, the two tally laws being one chain's from different starts),
+// and the heavy classes (w ≈ 0.01–0.13) reach w·TV ≈ 1e-12 only near
+// s ≈ 400.
 //
-// The projected superposition (in the package, not yet the map's
-// evolution) keeps the count's variability instead: it replaces A(s) =
-// Σ_r t_r(s) by its Markovian projection, the birth process on A of rate
-// λ_b(a, s) = E[Σ_r ν(b + t_r, s) | A(s) = a] = k·[(π·ν) ∗ π^{∗(k−1)}](a) /
-// π^{∗k}(a), π the one-tally law, which has A's one-time laws exactly
-// (Gyöngy's mimicking theorem), and follows each class's joint law of
-// (A, q) by its forward equation (RK4, rates frozen at each step's
-// midpoint). What it neglects: how the rate depends on the split of A
-// between the tallies beyond their sum, and A's memory beyond its current
-// value. It is exact for one dispatcher, and for two within 5e-4 of the
-// brute-force server chain (q, t_1, t_2) over T = 10, where the rounding
-// is 6–8% low (TestTallyProjExact). Against the simulator (same runs as
-// above) the balanced mean time in system is 8.925 against 8.91 ± 0.04 at
-// T = 400 (board mean 6.433 against 6.44 ± 0.05) and 6.924 against
-// 6.88 ± 0.03 at T = 2,000 (5.871 against 5.85 ± 0.05): within 0.6%, where
-// the rounding is 13–18% low; at T = 350 and 325 it is 9.720 and 10.725
-// against 9.66 ± 0.11 and 10.9 ± 0.3 (an interval the simulator calls
-// too narrow; the rounding 7.70 and 8.05).
-// It also moves the balanced state's edge, where the rounding is wrong:
-// from the empty board the projection's balanced level creeps up period
-// after period and tips into the herd at T = 300 and 312.5 (at T = 300:
-// 8.6 after 2 periods, 14 after 12, the herd's 54.2 after 20; at 312.5:
-// 12.8 after 21 periods, 23.4 after 32) and settles
-// balanced at T = 325 — the edge lies between T = 312.5 and 325 — where
-// the rounding settles balanced at 8.6 from T = 284.375 on; the simulator
-// at N = 1,600 from the empty start tips at T = 300 (4 of 4 replications,
-// 54.6 ± 0.25 over 40 periods), finds no steady state at T = 312.5, and
-// stays balanced at T = 325, 350 and 400. Its cost keeps it out of the
-// map for now: the joint laws hold some 10³–10⁴ cells a class, stepped
-// every 0.43 time units, 3.5 s of CPU a period at T = 400 (32 times the
-// rounding, 4,800 times the least-board map; BenchmarkMapBestd), and
-// 30–120 s in a herd, whose classes never meet. Classes whose perceived
-// tally laws have met (total variation below 1e-10) share one joint law
-// from then on (the rates depend on the class only through the law of
-// b + t; merging moves the mean time in system by 7e-14 at T = 400,
-// TestTallyProjMerge): that happens after a few hundred time units, so it
-// saves nothing at T = 400 and cuts a balanced period at T = 2,000 from
-// about 3 minutes to 8 s (wall clock on the shared machine; the
-// measurements: TestTallyProjMeasure).
+// The regular rounding, the map before the projection (kept in the
+// package as the tests' reference), keeps only the superposition's mean,
+// C_b(s) = k·E[t(s) | b], and replaces its fluctuations by the regularity
+// of sends on one's own tally: on ticks of length h ≈ k/λ the arrivals by
+// tick j are ⌊C_b(t_j)⌋ or ⌈C_b(t_j)⌉ — a rounding of the exact mean
+// whose carry follows a two-state Markov chain with P(carry) =
+// frac C_b(t_j) — at iid uniform times within the tick, the end level by
+// the reflection principle. It understates the arrival variability (its
+// count's variance is at most 1/4 where k·Var t is about 4.6 in the
+// balanced state at T = 400, k = 5) and so the waiting: 7.30 and 5.97 in
+// the balanced state at T = 400 and 2,000 (18% and 13% low; best of
+// three 6.01 at T = 2,000, 7% low), and from the
+// empty board it settles balanced from T = 284.375 on, too early. Its herd
+// from a half-loaded start (B = 0.1·T, 25 periods), 70.8 and 332.4 at
+// T = 400 and 2,000 against 72.7 ± 0.5 and 334.8 ± 1.7 at N = 100, is
+// within 3%: the herd's level is set by its groups' drift, not by the
+// arrivals' noise. It is about 25 times cheaper than the projection
+// (0.08–0.09 s a period at T = 400).
 //
 // The edge solver (Edge) follows the least-board map's passes and refuses
 // best of d, which has none; its states over T come from Attractor from

@@ -57,10 +57,10 @@ type jointLaw struct {
 
 // projSpace is the work space of the projected evolution.
 type projSpace struct {
-	k1, k2, k3, k4, tmp []float64
-	lam                 []float64
-	conv, conv2, xnu    []float64
-	xs, num, den        []float64
+	k1, k2, k3       []float64
+	lam              []float64
+	conv, conv2, xnu []float64
+	xs, num, den     []float64
 }
 
 // newJointLaw returns the law with mass w[i] at (alo + rows[i], q[i]).
@@ -162,7 +162,12 @@ func (j *jointLaw) fit() {
 	for r := range newNa {
 		tot += j.nn[r]
 	}
-	nf := growTo(&j.nf, tot)
+	if cap(j.nf) < tot {
+		// Half again as much room: the windows grow a few cells at a
+		// time, and a buffer of exactly tot is outgrown at the next fit.
+		j.nf = make([]float64, tot, tot+tot/2)
+	}
+	nf := j.nf[:tot]
 	clear(nf)
 	off := make([]int, newNa)
 	pos := 0
@@ -189,46 +194,6 @@ func growInts(x []int, n int) []int {
 		return make([]int, n)
 	}
 	return x[:n]
-}
-
-// jointDeriv writes the forward equation's right side for the joint law's
-// shape with values src at row rates lam into dst and returns the mean
-// count E[q] under src.
-func (j *jointLaw) deriv(dst, src []float64, lam []float64) float64 {
-	clear(dst)
-	var mq float64
-	na := j.rows()
-	for i := range na {
-		o, n, lo := j.off[i], j.n[i], j.lo[i]
-		r := src[o : o+n]
-		d := dst[o : o+n]
-		l := lam[i]
-		var up []float64
-		ulo := 0
-		if i+1 < na {
-			up = dst[j.off[i+1] : j.off[i+1]+j.n[i+1]]
-			ulo = j.lo[i+1]
-		}
-		for c, v := range r {
-			if v == 0 {
-				continue
-			}
-			q := lo + c
-			mq += float64(q) * v
-			a := l * v
-			d[c] -= a
-			if u := q + 1 - ulo; u >= 0 && u < len(up) {
-				up[u] += a
-			}
-			if q > 0 {
-				d[c] -= v
-				if c > 0 {
-					d[c-1] += v
-				}
-			}
-		}
-	}
-	return mq
 }
 
 // superpose returns the numerator and denominator of the projected rate
@@ -312,28 +277,163 @@ func fillRates(lam []float64, alo, base int, num, den []float64, fallback float6
 }
 
 // stepJoint advances the joint law by one RK4 step of length dt at the
-// frozen row rates lam and returns ∫ E[q] over the step.
+// frozen row rates lam and returns ∫ E[q] over the step. Each stage is one
+// fused pass over the law: a row's slope is formed cell by cell from the
+// row's own values and the arrival inflow from the row below (gathered
+// first into a row buffer that stays in cache), and written at once into
+// the next stage's input and the slopes' running sum, so the law is read
+// and written once a stage with no separate clearing or combining pass.
 func (ps *projSpace) stepJoint(j *jointLaw, lam []float64, dt float64) float64 {
 	n := len(j.f)
-	k1, k2, k3, k4, tmp := growTo(&ps.k1, n), growTo(&ps.k2, n), growTo(&ps.k3, n), growTo(&ps.k4, n), growTo(&ps.tmp, n)
+	sa, sb, acc := growTo(&ps.k1, n), growTo(&ps.k2, n), growTo(&ps.k3, n)
 	f := j.f
-	m1 := j.deriv(k1, f, lam)
-	for i, v := range f {
-		tmp[i] = v + dt/2*k1[i]
+	var m [4]float64
+	for st := range 4 {
+		src := [4][]float64{f, sa, sb, sa}[st]
+		dst := [4][]float64{sa, sb, sa, f}[st]
+		h := [4]float64{dt / 2, dt / 2, dt, dt / 6}[st]
+		for i := range j.rows() {
+			m[st] += ps.rowStage(j, i, st, src, dst, acc, lam, h)
+		}
 	}
-	m2 := j.deriv(k2, tmp, lam)
-	for i, v := range f {
-		tmp[i] = v + dt/2*k2[i]
+	return dt / 6 * (m[0] + 2*m[1] + 2*m[2] + m[3])
+}
+
+// rowStage runs RK4 stage st on row i: with D the forward equation's right
+// side at src (the row's outflow at rate lam[i] + 1{q > 0}, the service
+// inflow from q + 1 in the row, the arrival inflow from (row i − 1, q − 1)
+// at rate lam[i−1]; inflow from outside the window is dropped, below
+// projTiny by fit's margins), it writes dst = f + h·D and acc = D (stage
+// 0), dst = f + h·D and acc += 2·D (stages 1, 2), or f += h·(acc + D)
+// (stage 3, h = dt/6), and returns the row's part of E[q] under src.
+func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float64, h float64) float64 {
+	o, n, lo := j.off[i], j.n[i], j.lo[i]
+	if n == 0 {
+		return 0
 	}
-	m3 := j.deriv(k3, tmp, lam)
-	for i, v := range f {
-		tmp[i] = v + dt*k3[i]
+	r := src[o : o+n]
+	// The arrival inflow from row i − 1 reaches the cells [c0, c1): cell c
+	// gets lam[i−1]·pr[c + sh].
+	c0, c1, sh := 0, 0, 0
+	var pr []float64
+	var lp float64
+	if i > 0 && j.n[i-1] > 0 {
+		pl, pn := j.lo[i-1], j.n[i-1]
+		pr = src[j.off[i-1] : j.off[i-1]+pn]
+		lp = lam[i-1]
+		c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
+		c1 = max(c0, c1)
+		sh = lo - 1 - pl
 	}
-	m4 := j.deriv(k4, tmp, lam)
-	for i := range f {
-		f[i] += dt / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+	l, l1 := lam[i], lam[i]+1
+	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
+	// cell sets cell c from its slope v.
+	cell := func(c int, v float64) {
+		switch st {
+		case 0:
+			dr[c], ar[c] = fr[c]+h*v, v
+		case 1, 2:
+			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+		default:
+			fr[c] += h * (ar[c] + v)
+		}
 	}
-	return dt / 6 * (m1 + 2*m2 + 2*m3 + m4)
+	// in is the arrival inflow into cell c.
+	in := func(c int) float64 {
+		if c >= c0 && c < c1 {
+			return lp * pr[c+sh]
+		}
+		return 0
+	}
+	// Cell c's slope: in(c) − (l + 1{q > 0})·r[c] + r[c+1] (the service
+	// inflow; none into the window's last cell). The first cell (q = 0:
+	// no service out) and the last are set one by one, the cells between
+	// in three runs (before, within and after the arrivals' reach).
+	first := 0
+	if lo == 0 {
+		v := in(0) - l*r[0]
+		if n > 1 {
+			v += r[1]
+		}
+		cell(0, v)
+		first = 1
+	}
+	if first < n {
+		e := n - 1
+		a0, a1 := min(max(c0, first), e), min(max(c1, first), e)
+		runStage(st, h, l1, fr[first:a0], ar[first:a0], dr[first:a0], r[first:a0], r[first+1:a0+1], nil, 0)
+		if a0 < a1 {
+			runStage(st, h, l1, fr[a0:a1], ar[a0:a1], dr[a0:a1], r[a0:a1], r[a0+1:a1+1], pr[a0+sh:a1+sh], lp)
+		}
+		runStage(st, h, l1, fr[a1:e], ar[a1:e], dr[a1:e], r[a1:e], r[a1+1:e+1], nil, 0)
+		cell(e, in(e)-l1*r[e])
+	}
+	return rowMean(src[o:o+n], lo)
+}
+
+// runStage sets the cells of one run from their slopes
+// lp·pin[c] − l1·r[c] + rn[c] (pin nil: no arrival inflow), as rowStage's
+// stage st (every slice of the run's length).
+func runStage(st int, h, l1 float64, fr, ar, dr, r, rn, pin []float64, lp float64) {
+	m := len(r)
+	fr, ar, dr, rn = fr[:m], ar[:m], dr[:m], rn[:m]
+	if pin == nil {
+		switch st {
+		case 0:
+			for c, x := range r {
+				v := rn[c] - l1*x
+				dr[c], ar[c] = fr[c]+h*v, v
+			}
+		case 1, 2:
+			for c, x := range r {
+				v := rn[c] - l1*x
+				dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+			}
+		default:
+			for c, x := range r {
+				fr[c] += h * (ar[c] + rn[c] - l1*x)
+			}
+		}
+		return
+	}
+	pin = pin[:m]
+	switch st {
+	case 0:
+		for c, x := range r {
+			v := lp*pin[c] - l1*x + rn[c]
+			dr[c], ar[c] = fr[c]+h*v, v
+		}
+	case 1, 2:
+		for c, x := range r {
+			v := lp*pin[c] - l1*x + rn[c]
+			dr[c], ar[c] = fr[c]+h*v, ar[c]+2*v
+		}
+	default:
+		for c, x := range r {
+			fr[c] += h * (ar[c] + lp*pin[c] - l1*x + rn[c])
+		}
+	}
+}
+
+// rowMean is Σ_c (lo + c)·r[c], in four interleaved partial sums (one
+// running sum would wait on each add's latency).
+func rowMean(r []float64, lo int) float64 {
+	var s0, s1, s2, s3 float64
+	q := float64(lo)
+	c := 0
+	for ; c+4 <= len(r); c += 4 {
+		x := r[c : c+4 : c+4]
+		s0 += q * x[0]
+		s1 += (q + 1) * x[1]
+		s2 += (q + 2) * x[2]
+		s3 += (q + 3) * x[3]
+		q += 4
+	}
+	for ; c < len(r); c++ {
+		s0 += q * r[c]
+		q++
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // qMarginal adds the law's count marginal into dst and returns it.
@@ -361,6 +461,7 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 		step *= bd.stepScale
 	}
 	nstep := max(1, int(math.Ceil(T/step)))
+	bd.merged = 0
 	dt := T / float64(nstep)
 
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
@@ -376,7 +477,9 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 	var mid []float64
 	for i := range nstep {
 		if i%projMergeEvery == 0 && !bd.noMerge {
+			n0 := len(cls)
 			cls = projMerge(cls, m.K)
+			bd.merged += n0 - len(cls)
 		}
 		st.stepP(dt)
 		for _, c := range cls {

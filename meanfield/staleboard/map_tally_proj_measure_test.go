@@ -10,9 +10,8 @@ import (
 	"github.com/fluidlb/fluid/farm"
 )
 
-// TestTallyProjMeasure prints the projected superposition's states beside
-// the regular rounding's, for the package documentation's comparison with
-// the simulator (FLUID_PROJ=400, 2000 or herd400; minutes of CPU each):
+// TestTallyProjMeasure prints the projected superposition's states, for
+// the package documentation's comparison with the simulator (FLUID_PROJ=400, 2000 or herd400; minutes of CPU each):
 // the balanced state by plain iteration from the empty board, the herd
 // from the half-loaded start (B = 0.1·T, 25 periods).
 func TestTallyProjMeasure(t *testing.T) {
@@ -37,7 +36,6 @@ func TestTallyProjMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newModelMap(&sys, T)
-	m.bestd.project = true
 	var res MapResult
 	for i := range periods {
 		if err := m.applyInto(p, &res); err != nil {
@@ -57,7 +55,6 @@ func measureProjState(t *testing.T, sys System, Ts string) {
 		t.Fatal(err)
 	}
 	m := newModelMap(&sys, T)
-	m.bestd.project = true
 	p := []float64{1}
 	var res MapResult
 	for i := range 80 {
