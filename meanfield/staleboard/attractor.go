@@ -231,7 +231,15 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	var work float64
 	for range warm {
 		work += (&supportFunc{m: mp}).supportCost(p)
+		// A map that counts its work as it goes (best of d with a tally)
+		// stops where the periods so far and this one pass the bound.
+		mp.setWorkCap(math.Max(workBudget-work, 1))
 		r, err := mp.Apply(p)
+		mp.setWorkCap(0)
+		work += mp.countedWork()
+		if errors.Is(err, errWorkBudget) {
+			return budgetSpent(mp, &supportFunc{m: mp, series: series, lastIn: p}, len(series), start)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,11 @@
 // MaxPeriod and T ≤ MaxPeriodPerLoad·λ (below and beyond them the map's
 // mean time in system is lost to the solvers' tolerance or to rounding),
 // N ≥ MinServers(k), and a cost model of the map (PeriodCost) that keeps
-// one computation below MaxWork.
+// one computation below MaxWork. Best of d prices its evaluations as they
+// go: without tallies by the board's levels, with a tally by the cells
+// its projected evolution updates (no estimate from the board bounds
+// those), so Attractor and FixedPoint stop at MaxWork with
+// IterationLimit and the periods done, and no single evaluation does more.
 //
 // # Model
 //

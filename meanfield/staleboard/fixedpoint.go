@@ -53,11 +53,15 @@ const bestdLevelCost = 40
 // supportCost is the cost of one evaluation at x on the support: the
 // least-board map's PeriodCost (its passes), or for best of d without
 // tallies, whose cost grows with the board's levels rather than with k,
-// bestdLevelCost per supported level and √T + 10.
+// bestdLevelCost per supported level and √T + 10; for best of d with a
+// tally 0, its evaluation counting its work as it goes (countedWork).
 func (s *supportFunc) supportCost(x []float64) float64 {
 	m := s.m
 	if m.bestd != nil && !m.bestd.tally {
 		return bestdLevelCost * float64(support(x, 0)) * (math.Sqrt(m.Period) + 10)
+	}
+	if m.bestd != nil && !m.bestd.rounding {
+		return 0 // counted as it is done (countedWork)
 	}
 	return PeriodCost(m.K, m.Load, m.Period)
 }
@@ -88,9 +92,19 @@ func (s *supportFunc) eval(dst, x []float64) error {
 			return errWorkBudget
 		}
 		s.work += w
+		// An evaluation that counts its work as it goes stops where it
+		// would pass the budget.
+		s.m.setWorkCap(math.Max(s.budget-s.work, 1))
+		defer s.m.setWorkCap(0)
 	}
 	r := &s.res
-	if err := s.m.applyInto(x, r); err != nil {
+	err := s.m.applyInto(x, r)
+	s.work += s.m.countedWork()
+	if errors.Is(err, errWorkBudget) {
+		s.lastIn = append(s.lastIn[:0], x...)
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	lost := s.take(dst, r)

@@ -190,6 +190,9 @@ func (m *Map) Apply(p []float64) (*MapResult, error) {
 	top := boardTop(p)
 	res := &MapResult{}
 	m.applyTo(p, top, mass, res)
+	if m.bestd != nil && m.bestd.overCap {
+		return nil, errWorkBudget
+	}
 	return res, nil
 }
 
@@ -203,7 +206,28 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 	}
 	top := boardTop(p)
 	m.applyTo(p, top, mass, res)
+	if m.bestd != nil && m.bestd.overCap {
+		return errWorkBudget
+	}
 	return nil
+}
+
+// setWorkCap bounds the work of each of the map's next evaluations that
+// count their work as they go (best of d with a tally, whose evaluation
+// then fails with errWorkBudget past c; 0: unbounded).
+func (m *Map) setWorkCap(c float64) {
+	if m.bestd != nil {
+		m.bestd.workCap = c
+	}
+}
+
+// countedWork is the work the last evaluation counted as it went, 0 for
+// the evaluations priced before they start (supportCost).
+func (m *Map) countedWork() float64 {
+	if m.bestd != nil && m.bestd.tally && !m.bestd.rounding {
+		return m.bestd.workUsed
+	}
+	return 0
 }
 
 // applyTo evaluates Φ_T(p) for a checked board (top its last non-zero

@@ -73,6 +73,12 @@ type bestdMap struct {
 	// merged counts the classes merged in the last projected period
 	// (tests).
 	merged int
+	// workCap, if positive, is the most work (PeriodCost's units) the
+	// next projected evaluation may do (0: the work bound, workBudget):
+	// it stops once its counted work (projCellCost a cell and step)
+	// passes it and sets overCap; workUsed is the work it counted.
+	workCap, workUsed float64
+	overCap           bool
 }
 
 // choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at

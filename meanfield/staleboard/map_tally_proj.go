@@ -29,6 +29,16 @@ import "math"
 // again by a quarter of that.
 const projStepRate = 1.2
 
+// projCellCost is the work, in PeriodCost's units of about 10 ns, of one
+// cell of a joint law in one step (its four RK4 stages, the fit and the
+// rates' share): one T = 400 period from the empty board's third period on
+// (k = 5, λ = 0.9, best of two) took 2.5–2.7 s for about 1.9e8 cell-steps,
+// 1.3–1.4 units each. With it the count is 1.05–1.09 times the measured
+// CPU time of the periods that cost over 0.2 s (T = 100 and 400, the
+// empty board's second to fourth periods; the first, under 0.1 s, is
+// mostly set-up the count leaves out).
+const projCellCost = 1.5
+
 // projTiny is the mass (absolute: the joint laws carry their class's
 // mass) below which a row or column of a joint law's window is cut, and
 // (per unit of mass) below which a tally level is left out of the rates'
@@ -475,7 +485,25 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 		}
 	}
 	var mid []float64
+	bd.workUsed, bd.overCap = 0, false
+	// No evaluation does more than the work bound, whoever calls it.
+	workCap := workBudget
+	if bd.workCap > 0 {
+		workCap = bd.workCap
+	}
 	for i := range nstep {
+		// The work is counted as it is done (the cells of the joint laws a
+		// step updates): their number follows the board's spread and the
+		// herd's, which no estimate from the board alone bounded within a
+		// factor 25 of the measured cost.
+		for _, c := range cls {
+			bd.workUsed += projCellCost * float64(len(c.jl.f))
+		}
+		if bd.workUsed > workCap {
+			bd.overCap = true
+			*res = MapResult{Next: res.Next[:0]}
+			return
+		}
 		if i%projMergeEvery == 0 && !bd.noMerge {
 			n0 := len(cls)
 			cls = projMerge(cls, m.K)
