@@ -57,10 +57,10 @@ const bestdLevelCost = 40
 // tally 0, its evaluation counting its work as it goes (countedWork).
 func (s *supportFunc) supportCost(x []float64) float64 {
 	m := s.m
-	if m.bestd != nil && !m.bestd.tally {
+	if m.levelPriced() {
 		return bestdLevelCost * float64(support(x, 0)) * (math.Sqrt(m.Period) + 10)
 	}
-	if m.bestd != nil && !m.bestd.rounding {
+	if m.countsWork() {
 		return 0 // counted as it is done (countedWork)
 	}
 	return PeriodCost(m.K, m.Load, m.Period)
@@ -200,10 +200,12 @@ type FixedPointResult struct {
 }
 
 // FixedPoint solves p = Φ_T(p) by Anderson acceleration on a support long
-// enough that the truncation loses less than 1e-12 per evaluation: the
-// first evaluation that loses more stops the solve, which goes on from
-// that iterate on a support twice as long as the evaluation's output
-// needs (up to 65,536 levels).
+// enough that the truncation loses less than 1e-12 per evaluation (up to
+// 65,536 levels): for best of d without tallies the first evaluation that
+// loses more stops the solve, which goes on from that iterate on a
+// support twice as long as the evaluation's output needs; for the other
+// maps a converged solve that lost more goes on from its answer on a
+// support twice as long.
 func FixedPoint(m *Model, s *FixedPointSettings) (*FixedPointResult, error) {
 	return fixedPoint(m, s, false)
 }
@@ -249,26 +251,22 @@ func fixedPoint(m *Model, s *FixedPointSettings, ref bool) (*FixedPointResult, e
 	evals := 0
 	work := (&supportFunc{m: fast}).supportCost(start)
 	for {
-		// Strict: an evaluation that loses more than 1e-12 stops the solve,
-		// which goes on from that input on a longer support. Without it an
-		// iterate that outgrows the support loses mass on every
-		// evaluation, the simplex projection puts it back, and the solve
-		// wanders near a fixed point of the truncated map that is not the
-		// map's (best of two on the board, k = 5, λ = 0.9, T = 2,000: it
-		// lost 0.41 an evaluation and stalled at a mean time in system of
-		// 208 where the fixed point has 343).
-		// The work bound, as in Attractor: the board's levels, not k, set
-		// the cost of best of d without tallies.
-		//
-		// Only best of d without tallies, whose evaluations the work bound
-		// prices by the board's levels, is strict. The other maps are
-		// priced by PeriodCost whatever the support, and growing their
-		// support after every lossy evaluation chased Anderson's wanderings
-		// at k = 5, λ = 0.999999, T = 5,000 to 55,086 levels and over ten
-		// minutes, where the solve on the first support stalls in 2 s
-		// (Stalled, which its callers read); they grow their support after
-		// a converged solve that lost mass, as before.
-		boardLevels := mp.bestd != nil && !mp.bestd.tally
+		// Strict for best of d without tallies, whose evaluations the work
+		// bound prices by the board's levels: an evaluation that loses more
+		// than 1e-12 stops the solve, which goes on from that input on a
+		// longer support. Without it an iterate that outgrows the support
+		// loses mass on every evaluation, the simplex projection puts it
+		// back, and the solve wanders near a fixed point of the truncated
+		// map that is not the map's (k = 5, λ = 0.9, T = 2,000: it lost
+		// 0.41 an evaluation and stalled at a mean time in system of 208
+		// where the fixed point has 343). The other maps are priced by
+		// PeriodCost whatever the support, and growing theirs after every
+		// lossy evaluation chased Anderson's wanderings at k = 5,
+		// λ = 0.999999, T = 5,000 to 55,086 levels and over ten minutes,
+		// where the solve on the first support stalls in 2 s (Stalled,
+		// which its callers read): they grow their support after a
+		// converged solve that lost mass.
+		boardLevels := mp.levelPriced()
 		f := &supportFunc{m: fast, strict: boardLevels && n < maxFixedPointSupport, work: work, budget: workBudget}
 		// The solves share MaxIter (the bound checkWork admitted): a solve
 		// on a longer support has what its predecessors left.

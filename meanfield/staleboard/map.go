@@ -183,15 +183,9 @@ func checkBoard(p []float64) (float64, error) {
 
 // Apply evaluates Φ_T(p) into a new result (the work space is the map's).
 func (m *Map) Apply(p []float64) (*MapResult, error) {
-	mass, err := checkBoard(p)
-	if err != nil {
-		return nil, err
-	}
-	top := boardTop(p)
 	res := &MapResult{}
-	m.applyTo(p, top, mass, res)
-	if m.bestd != nil && m.bestd.overCap {
-		return nil, errWorkBudget
+	if err := m.applyInto(p, res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -212,9 +206,19 @@ func (m *Map) applyInto(p []float64, res *MapResult) error {
 	return nil
 }
 
+// levelPriced reports whether the map's cost grows with the board's
+// levels (best of d without tallies: supportCost prices it by them).
+func (m *Map) levelPriced() bool { return m.bestd != nil && !m.bestd.tally }
+
+// countsWork reports whether the map's evaluations count their work as
+// they go (best of d with a tally, by the projected superposition).
+func (m *Map) countsWork() bool {
+	return m.bestd != nil && m.bestd.tally && !m.bestd.rounding
+}
+
 // setWorkCap bounds the work of each of the map's next evaluations that
-// count their work as they go (best of d with a tally, whose evaluation
-// then fails with errWorkBudget past c; 0: unbounded).
+// count their work as they go (countsWork), whose evaluation then fails
+// with errWorkBudget past c; 0: the work bound, workBudget.
 func (m *Map) setWorkCap(c float64) {
 	if m.bestd != nil {
 		m.bestd.workCap = c
@@ -224,7 +228,7 @@ func (m *Map) setWorkCap(c float64) {
 // countedWork is the work the last evaluation counted as it went, 0 for
 // the evaluations priced before they start (supportCost).
 func (m *Map) countedWork() float64 {
-	if m.bestd != nil && m.bestd.tally && !m.bestd.rounding {
+	if m.countsWork() {
 		return m.bestd.workUsed
 	}
 	return 0
