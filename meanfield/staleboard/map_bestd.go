@@ -59,6 +59,15 @@ type bestdMap struct {
 	surv  []float64
 	ts    tallySpace
 	ps    projSpace
+	sp    splitSpace
+	// split selects the projection's Strang-split evolution
+	// (map_tally_split.go: tests and measurements only, its splitting error
+	// is 1e2 times the tolerance) instead of RK4 (map_tally_proj.go).
+	split bool
+	// splitStep and splitSub, if positive, replace projSplitStep and
+	// projSplitSub (tests).
+	splitStep float64
+	splitSub  int
 	// rounding selects the regular rounding (map_tally_bestd.go) instead
 	// of the projected superposition (map_tally_proj.go), the default: the
 	// rounding is 13–18% low against the simulator in the balanced state
@@ -110,6 +119,10 @@ func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
 	if m.bestd.tally {
 		if m.bestd.rounding {
 			m.applyTallyBestd(p, top, mass, res)
+			return
+		}
+		if m.bestd.split {
+			m.applyTallyProjSplit(p, top, mass, res)
 			return
 		}
 		m.applyTallyProj(p, top, mass, res)

@@ -15,7 +15,7 @@ import (
 // projection's attractor costs minutes): the same state for both tally
 // rows, and the state the cost was measured at before the projection was
 // the map (its balanced board mean 6.16 against the projection's 6.43).
-func bestdBoard(b *testing.B, sys System, T float64) []float64 {
+func bestdBoard(b testing.TB, sys System, T float64) []float64 {
 	b.Helper()
 	if sys.Tally == Own {
 		mp := newModelMap(&sys, T)

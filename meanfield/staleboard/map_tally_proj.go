@@ -547,6 +547,10 @@ type projClass struct {
 	pi     []float64
 	jl     jointLaw
 	integ  float64
+	// The split evolution's rates of the step's sub-intervals (rows from
+	// jl.alo) and their largest values.
+	lams [][]float64
+	tops []float64
 }
 
 // projMergeTol is the total variation between two classes' tally laws, in
