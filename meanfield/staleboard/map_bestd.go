@@ -60,6 +60,9 @@ type bestdMap struct {
 	ts    tallySpace
 	ps    projSpace
 	sp    splitSpace
+	// rk4 selects the projection's RK4 evolution (map_tally_proj.go, the
+	// tests' reference) instead of SSPRK(10,4) (map_tally_ssp.go).
+	rk4 bool
 	// split selects the projection's Strang-split evolution
 	// (map_tally_split.go: tests and measurements only, its splitting error
 	// is 1e2 times the tolerance) instead of RK4 (map_tally_proj.go).
@@ -69,7 +72,8 @@ type bestdMap struct {
 	splitStep float64
 	splitSub  int
 	// rounding selects the regular rounding (map_tally_bestd.go) instead
-	// of the projected superposition (map_tally_proj.go), the default: the
+	// of the projected superposition (map_tally_proj.go and
+	// map_tally_ssp.go), the default: the
 	// rounding is 13–18% low against the simulator in the balanced state
 	// and misplaces the edge; kept as the tests' reference of a model
 	// that neglects the superposition's spread.
@@ -87,6 +91,10 @@ type bestdMap struct {
 	// it stops once its counted work (projCellCost a cell and step)
 	// passes it and sets overCap; workUsed is the work it counted.
 	workCap, workUsed float64
+	// sspCells and sspRows are the SSP evolution's two work counts
+	// (cells and rows of the joint laws, summed over the steps), for
+	// measurements.
+	sspCells, sspRows float64
 	overCap           bool
 }
 
@@ -125,7 +133,11 @@ func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
 			m.applyTallyProjSplit(p, top, mass, res)
 			return
 		}
-		m.applyTallyProj(p, top, mass, res)
+		if m.bestd.rk4 {
+			m.applyTallyProj(p, top, mass, res)
+			return
+		}
+		m.applyTallyProjSSP(p, top, mass, res)
 		return
 	}
 	b := m.bestd

@@ -59,15 +59,17 @@ var bestdRows = []struct {
 	T        float64
 	ref      func(b *testing.B, m *Map) []float64
 	rounding bool // the regular rounding (the reference) instead of the projection
+	rk4      bool // the projection by RK4 (the reference) instead of SSPRK(10,4)
 }{
-	{"board-jsqd2-T30", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 30, benchBoard, false},
-	{"board-jsqd2-T100", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 100, benchBoard, false},
-	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard, false},
-	{"board-jsqd2-T1000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 1000, herdAt(1000), false},
-	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, herdAt(2000), false},
-	{"board-jsqd2-T3000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 3000, herdAt(3000), false},
-	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false},
-	{"tally-jsqd2-T400-rounding", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, true},
+	{"board-jsqd2-T30", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 30, benchBoard, false, false},
+	{"board-jsqd2-T100", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 100, benchBoard, false, false},
+	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard, false, false},
+	{"board-jsqd2-T1000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 1000, herdAt(1000), false, false},
+	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, herdAt(2000), false, false},
+	{"board-jsqd2-T3000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 3000, herdAt(3000), false, false},
+	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false, false},
+	{"tally-jsqd2-T400-rk4", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false, true},
+	{"tally-jsqd2-T400-rounding", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, true, false},
 }
 
 // herdAt is the reference state at T: today's map's spread-start herd
@@ -85,7 +87,7 @@ func BenchmarkMapBestd(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			p := bestdBoard(b, r.sys, r.T)
 			mp := newModelMap(&r.sys, r.T)
-			mp.bestd.rounding = r.rounding
+			mp.bestd.rounding, mp.bestd.rk4 = r.rounding, r.rk4
 			ref := newMap(5, 0.9, r.T)
 			rp := r.ref(b, ref)
 			var res, rres MapResult
