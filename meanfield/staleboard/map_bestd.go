@@ -94,8 +94,8 @@ type bestdMap struct {
 	// sspCells and sspRows are the SSP evolution's two work counts
 	// (cells and rows of the joint laws, summed over the steps), for
 	// measurements.
-	sspCells, sspRows float64
-	overCap           bool
+	sspCells, sspRows, sspTally float64
+	overCap                     bool
 }
 
 // choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at

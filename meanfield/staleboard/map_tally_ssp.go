@@ -49,19 +49,21 @@ const sspRateMargin = 1.1
 // 9/25·5/6·15 − 5·5/6 = 1/3; then 1/3, …, 5/6 and the final stage at 1.
 var sspTheta = [sspStages]float64{0, 1.0 / 6, 2.0 / 6, 3.0 / 6, 4.0 / 6, 2.0 / 6, 3.0 / 6, 4.0 / 6, 5.0 / 6, 1}
 
-// sspCellCost and sspRowCost are the work, in PeriodCost's units, of one
-// cell and of one row of a joint law in one SSPRK(10,4) step (its ten
-// Euler passes, the combinations, the fits, the rates' superposition and
-// the tally laws' steps, which go with the rows and classes): with them
-// the count is 1.02, 1.09 and 0.90 times the measured CPU time of one
-// period from the balanced board at T = 400, the herd at T = 400 (the
-// half-loaded start B = 40 after a period) and the balanced board at T =
-// 100 (TestTallyProjSSPMeasure, which prints the two counts; a fit of
-// both constants to the first two, rounded). A period under 0.1 s is
-// mostly set-up, which the count leaves out.
+// sspCellCost, sspRowCost and sspTallyCost are the work, in PeriodCost's
+// units, of one cell and of one row of a joint law in one SSPRK(10,4) step
+// (its ten Euler passes, the combinations, the fits and the rates'
+// superposition) and of one level of a tally law, or of the perceived law,
+// in one tally step: with them the count is 0.91–1.15 times the measured
+// CPU time of one period from the balanced board at T = 100, 400 and
+// 2,000 and from the herd at T = 400 (the half-loaded start B = 40 after a
+// period; TestTallyProjSSPMeasure, which prints the three counts; the
+// CPU times on a shared machine vary by 10–50%, and a least-squares fit
+// is no closer). A period under 0.1 s is mostly set-up, which the count
+// leaves out.
 const (
-	sspCellCost = 2.0
-	sspRowCost  = 40.0
+	sspCellCost  = 1.8
+	sspRowCost   = 30.0
+	sspTallyCost = 9.0
 )
 
 // sspRates is a class's rates at a step's start, midpoint and end (rows
@@ -425,7 +427,7 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 		}
 	}
 	bd.workUsed, bd.overCap = 0, false
-	bd.sspCells, bd.sspRows = 0, 0
+	bd.sspCells, bd.sspRows, bd.sspTally = 0, 0, 0
 	workCap := workBudget
 	if bd.workCap > 0 {
 		workCap = bd.workCap
@@ -460,6 +462,7 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 	for i := range nstep {
 		il := i % mt
 		st.stepP(dt)
+		tally := float64(V)
 		if il == 0 && i > 0 {
 			advance(st.nu[0])
 			if bd.workUsed > workCap {
@@ -487,6 +490,7 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 		}
 		for _, c := range cls {
 			c.pi = st.slopes(c.pi, c.b+c.off, dt)
+			tally += float64(len(c.pi))
 			switch {
 			case il == 0:
 				// The work is counted as it is done (the cells of the joint
@@ -506,6 +510,8 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 			}
 			c.pi, c.off = trimLow(c.pi, c.off)
 		}
+		bd.workUsed += sspTallyCost * tally
+		bd.sspTally += tally
 	}
 	nuT := make([]float64, V)
 	st.rates(nuT, st.P)

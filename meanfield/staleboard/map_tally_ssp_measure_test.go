@@ -60,7 +60,7 @@ func TestTallyProjSSPMeasure(t *testing.T) {
 			}, func() {})
 			s := pair.CPU[0].Seconds()
 			if !rk4 {
-				t.Logf("SSP: cells·steps %.4g, rows·steps %.4g", m.bestd.sspCells, m.bestd.sspRows)
+				t.Logf("SSP: cells·steps %.4g, rows·steps %.4g, tally levels·steps %.4g", m.bestd.sspCells, m.bestd.sspRows, m.bestd.sspTally)
 			}
 			if rk4 && sc == 1 {
 				ref = r
