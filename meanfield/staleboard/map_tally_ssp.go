@@ -53,10 +53,10 @@ var sspTheta = [sspStages]float64{0, 1.0 / 6, 2.0 / 6, 3.0 / 6, 4.0 / 6, 2.0 / 6
 // units, of one cell and of one row of a joint law in one SSPRK(10,4) step
 // (its ten Euler passes, the combinations, the fits and the rates'
 // superposition) and of one level of a tally law, or of the perceived law,
-// in one tally step: with them the count is 0.91–1.15 times the measured
-// CPU time of one period from the balanced board at T = 100, 400 and
-// 2,000 and from the herd at T = 400 (the half-loaded start B = 40 after a
-// period; TestTallyProjSSPMeasure, which prints the three counts; the
+// in one tally step: with them the count is 1.00–1.23 times the measured
+// CPU time of one period from the balanced board and from the herd (the
+// half-loaded start B = 0.1·T after a period) at T = 400 and 2,000 (0.9
+// at T = 100; TestTallyProjSSPMeasure, which prints the three counts; the
 // CPU times on a shared machine vary by 10–50%, and a least-squares fit
 // is no closer). A period under 0.1 s is mostly set-up, which the count
 // leaves out.
