@@ -141,13 +141,15 @@
 // dispatchers' tallies are replaced by a birth process at their mean rate
 // given the count. It has A's one-time laws exactly (Gyöngy's mimicking
 // theorem), and the map follows each class's joint law of (A, q) by its
-// forward equation (RK4, rates frozen at each step's midpoint). What it
+// forward equation (SSPRK(10,4), whose forward-Euler stages keep the law
+// non-negative, at the rates interpolated between each step's ends and
+// midpoint). What it
 // neglects: how the rate depends on the split of A between the tallies
 // beyond their sum, and A's memory beyond its current value. It is exact
 // for one dispatcher, and for two within 5e-4 of the brute-force server
 // chain (q, t_1, t_2) over T = 10 (TestTallyProjExact). Against the
 // simulator (N = 1,600, empty start) the balanced mean time in system is
-// 8.925 against 8.91 ± 0.04 at T = 400 (board mean 6.432 against
+// 8.925 against 8.91 ± 0.04 at T = 400 (board mean 6.433 against
 // 6.44 ± 0.05) and 6.924 against 6.88 ± 0.03 at T = 2,000 (5.871 against
 // 5.85 ± 0.05): within 0.6%; at T = 350 and 325 it is 9.720 and 10.725
 // against 9.66 ± 0.11 and 10.9 ± 0.3; best of three is 6.451 against
@@ -162,12 +164,21 @@
 // steady state at T = 312.5, and stays balanced at T = 325, 350 and 400.
 // Cost: the joint laws hold some 10³–10⁴ cells a class (at the balanced
 // fixed point at T = 400, 153 classes of up to 50 rows of up to 150
-// counts), stepped every 0.43 time units (RK4's stability on the joint
-// chain's rates), 2.1 s of CPU a period at T = 400 (BenchmarkMapBestd,
-// about 3,000 times the least-board map; one fused pass over the law an
-// RK4 stage), under a minute for the balanced state from the empty board
-// (21 periods), and about a minute a period in a herd, whose classes
-// never meet. Classes whose perceived tally laws have met (total variation
+// counts), stepped every 2 time units (SSPRK(10,4)'s bound (h/6)·(dλ + 1)
+// ≤ 1 on its forward-Euler stages) by ten in-place passes, 1.0–1.6 s of
+// CPU a period at T = 400 on a shared machine (BenchmarkMapBestd, about
+// 2,000 times the least-board map), under half a minute for the balanced
+// state from the empty board (17 periods), and about 5 s a period in the
+// herd at T = 400. RK4, the evolution before (kept as the tests'
+// reference), needs a step of 0.43 (its stability on the joint chain's
+// rates) and four heavier passes a step, 1.8–2.7 times the CPU time, and
+// its rates, frozen at each step's midpoint, leave the balanced board mean
+// 2.4e-4 low at T = 400, where the SSP evolution is within 6e-6 of RK4's
+// step-halving limit (TestTallyProjSSP). Strang splitting of arrivals and
+// services into exact kernels was measured and is not the map: at q = 0 it
+// serves a step's arrivals for half the step whatever their time, 7e-3 off
+// in the time in system at a step of 1 (map_tally_split.go). Classes whose
+// perceived tally laws have met (total variation
 // below 1e-10) share one joint law from then on (the rates depend on the
 // class only through the law of b + t; from the rounding's balanced board
 // at T = 400 six classes merge, and the mean time in system moves by
@@ -175,7 +186,7 @@
 // few hundred time units (the heavy classes' distance shrinks about 12
 // times every 43 time units from 0.02 at s = 86), so it saves nothing at
 // T = 400 and cuts a balanced period at T = 2,000 from about 3 minutes to
-// 8 s (the measurements: TestTallyProjMeasure). Merging by the class's
+// 8 s by RK4 (the measurements: TestTallyProjMeasure). Merging by the class's
 // mass times that distance would not save more at T = 400 within the fixed
 // point's tolerance: a class of mass w whose rates are replaced from time
 // s₀ on moves the next board by at most 2w·∫ E|Δλ(A, s)| ds ≤

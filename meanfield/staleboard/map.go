@@ -142,7 +142,7 @@ func (m *Map) boardOnly() *Map {
 	f.server = m.server
 	f.shares = m.shares
 	if m.bestd != nil {
-		f.bestd = &bestdMap{d: m.bestd.d, tally: m.bestd.tally, rounding: m.bestd.rounding}
+		f.bestd = &bestdMap{d: m.bestd.d, tally: m.bestd.tally, rounding: m.bestd.rounding, rk4: m.bestd.rk4}
 	}
 	return f
 }

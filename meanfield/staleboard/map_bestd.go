@@ -59,8 +59,21 @@ type bestdMap struct {
 	surv  []float64
 	ts    tallySpace
 	ps    projSpace
+	sp    splitSpace
+	// rk4 selects the projection's RK4 evolution (map_tally_proj.go, the
+	// tests' reference) instead of SSPRK(10,4) (map_tally_ssp.go).
+	rk4 bool
+	// split selects the projection's Strang-split evolution
+	// (map_tally_split.go: tests and measurements only, its splitting error
+	// is 1e2 times the tolerance) instead of RK4 (map_tally_proj.go).
+	split bool
+	// splitStep and splitSub, if positive, replace projSplitStep and
+	// projSplitSub (tests).
+	splitStep float64
+	splitSub  int
 	// rounding selects the regular rounding (map_tally_bestd.go) instead
-	// of the projected superposition (map_tally_proj.go), the default: the
+	// of the projected superposition (map_tally_proj.go and
+	// map_tally_ssp.go), the default: the
 	// rounding is 13–18% low against the simulator in the balanced state
 	// and misplaces the edge; kept as the tests' reference of a model
 	// that neglects the superposition's spread.
@@ -78,7 +91,11 @@ type bestdMap struct {
 	// it stops once its counted work (projCellCost a cell and step)
 	// passes it and sets overCap; workUsed is the work it counted.
 	workCap, workUsed float64
-	overCap           bool
+	// sspCells and sspRows are the SSP evolution's two work counts
+	// (cells and rows of the joint laws, summed over the steps), for
+	// measurements.
+	sspCells, sspRows, sspTally float64
+	overCap                     bool
 }
 
 // choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at
@@ -112,7 +129,15 @@ func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
 			m.applyTallyBestd(p, top, mass, res)
 			return
 		}
-		m.applyTallyProj(p, top, mass, res)
+		if m.bestd.split {
+			m.applyTallyProjSplit(p, top, mass, res)
+			return
+		}
+		if m.bestd.rk4 {
+			m.applyTallyProj(p, top, mass, res)
+			return
+		}
+		m.applyTallyProjSSP(p, top, mass, res)
 		return
 	}
 	b := m.bestd

@@ -15,7 +15,7 @@ import (
 // projection's attractor costs minutes): the same state for both tally
 // rows, and the state the cost was measured at before the projection was
 // the map (its balanced board mean 6.16 against the projection's 6.43).
-func bestdBoard(b *testing.B, sys System, T float64) []float64 {
+func bestdBoard(b testing.TB, sys System, T float64) []float64 {
 	b.Helper()
 	if sys.Tally == Own {
 		mp := newModelMap(&sys, T)
@@ -59,15 +59,19 @@ var bestdRows = []struct {
 	T        float64
 	ref      func(b *testing.B, m *Map) []float64
 	rounding bool // the regular rounding (the reference) instead of the projection
+	rk4      bool // the projection by RK4 (the reference) instead of SSPRK(10,4)
+	vsRK4    bool // against the projection by RK4 on the same board instead of today's map
 }{
-	{"board-jsqd2-T30", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 30, benchBoard, false},
-	{"board-jsqd2-T100", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 100, benchBoard, false},
-	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard, false},
-	{"board-jsqd2-T1000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 1000, herdAt(1000), false},
-	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, herdAt(2000), false},
-	{"board-jsqd2-T3000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 3000, herdAt(3000), false},
-	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false},
-	{"tally-jsqd2-T400-rounding", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, true},
+	{"board-jsqd2-T30", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 30, benchBoard, false, false, false},
+	{"board-jsqd2-T100", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 100, benchBoard, false, false, false},
+	{"board-jsqd2-T400", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 400, benchBoard, false, false, false},
+	{"board-jsqd2-T1000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 1000, herdAt(1000), false, false, false},
+	{"board-jsqd2-T2000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 2000, herdAt(2000), false, false, false},
+	{"board-jsqd2-T3000", System{K: 5, Load: 0.9, Tally: None, Choices: 2}, 3000, herdAt(3000), false, false, false},
+	{"tally-jsqd2-T400", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false, false, false},
+	{"tally-jsqd2-T400-rk4", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false, true, false},
+	{"tally-jsqd2-T400-vs-rk4", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, false, false, true},
+	{"tally-jsqd2-T400-rounding", System{K: 5, Load: 0.9, Tally: Own, Choices: 2}, 400, benchBoard, true, false, false},
 }
 
 // herdAt is the reference state at T: today's map's spread-start herd
@@ -79,15 +83,22 @@ func herdAt(T float64) func(b *testing.B, m *Map) []float64 {
 // BenchmarkMapBestd runs one best-of-d period at its fixed point and one
 // period of today's map at the same T alternately, and reports both CPU
 // times per period and their ratio, measured in the same run (the
-// acceptance: within 10×).
+// acceptance: within 10×); the -vs-rk4 row runs the projection's two
+// evolutions on the same board instead (SSPRK(10,4) as bestd, RK4 as
+// today).
 func BenchmarkMapBestd(b *testing.B) {
 	for _, r := range bestdRows {
 		b.Run(r.name, func(b *testing.B) {
 			p := bestdBoard(b, r.sys, r.T)
 			mp := newModelMap(&r.sys, r.T)
-			mp.bestd.rounding = r.rounding
+			mp.bestd.rounding, mp.bestd.rk4 = r.rounding, r.rk4
 			ref := newMap(5, 0.9, r.T)
 			rp := r.ref(b, ref)
+			if r.vsRK4 {
+				ref = newModelMap(&r.sys, r.T)
+				ref.bestd.rk4 = true
+				rp = p
+			}
 			var res, rres MapResult
 			var pair cputime.Pair
 			b.ResetTimer()

@@ -1,9 +1,12 @@
 package staleboard
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// The projected-superposition evolution of best of d with tallies (the
-// default; see map_bestd.go for the model). Given its board b a server's
+// The projected-superposition evolution of best of d with tallies (see
+// map_bestd.go for the model). Given its board b a server's
 // arrivals are the superposition A(s) = Σ_r t_r(s) of the k dispatchers'
 // tallies, independent pure-birth processes of rate ν(b + t_r, s). The
 // evolution replaces A by its Markovian projection (mimicking process): the
@@ -18,6 +21,9 @@ import "math"
 // joint law of (A, q) by the forward equation of the chain whose arrivals
 // raise both by one at rate λ_b(A, s) and whose services lower q at rate 1
 // while q > 0. It is exact for one dispatcher (A = t_1 is then Markov).
+// This file steps the forward equation by RK4 (applyTallyProj: the
+// tests' reference, bestdMap.rk4); the map steps it by SSPRK(10,4)
+// (map_tally_ssp.go), with the classes, superposition and fit here.
 
 // projStepRate bounds dt·(λ_max + 1) on the joint chain's fastest rates
 // (arrivals at most d·λ, services 1): RK4 on a generator is stable to
@@ -30,14 +36,14 @@ import "math"
 const projStepRate = 1.2
 
 // projCellCost is the work, in PeriodCost's units of about 10 ns, of one
-// cell of a joint law in one step (its four RK4 stages, the fit and the
-// rates' share): one T = 400 period from the empty board's third period on
-// (k = 5, λ = 0.9, best of two) took 2.5–2.7 s for about 1.9e8 cell-steps,
-// 1.3–1.4 units each. With it the count is 1.05–1.09 times the measured
-// CPU time of the periods that cost over 0.2 s (T = 100 and 400, the
-// empty board's second to fourth periods; the first, under 0.1 s, is
-// mostly set-up the count leaves out).
-const projCellCost = 1.5
+// cell of a joint law in one RK4 step (its four stages, the fit and the
+// rates' share): with it the count is 0.97 and 1.02 times the measured CPU
+// time of one period from the balanced board and from the herd at T = 400
+// and 0.83 times at T = 100 (TestTallyProjSSPMeasure; it was 1.5 before
+// fit's re-layout copied rows instead of cells one by one); at T = 2,000,
+// whose tally laws are wider, 0.56 times (the tally steps are not
+// counted: RK4 is the tests' reference, the map counts them).
+const projCellCost = 1.0
 
 // projTiny is the mass (absolute: the joint laws carry their class's
 // mass) below which a row or column of a joint law's window is cut, and
@@ -63,11 +69,16 @@ type jointLaw struct {
 	elo, ehi []int     // work space of fit
 	nlo, nn  []int     // likewise
 	nf       []float64 // likewise
+	nq       []float64 // fitWith's work space
+	// buf, if positive, replaces projBuf: the most rows or counts one
+	// step of the evolution moves mass by (ten for SSPRK(10,4)).
+	buf int
 }
 
 // projSpace is the work space of the projected evolution.
 type projSpace struct {
 	k1, k2, k3       []float64
+	sl               [sspHalf][]float64 // the SSP sweeps' rates
 	lam              []float64
 	conv, conv2, xnu []float64
 	xs, num, den     []float64
@@ -99,23 +110,41 @@ func newJointLaw(alo int, rows, qs []int, w []float64) jointLaw {
 // rows is the number of rows.
 func (j *jointLaw) rows() int { return len(j.lo) }
 
-// fit re-lays the law out when its mass comes within projBuf of a row
-// window's edge, counting the arrivals' climb from up to projBuf rows
-// below (one RK4 step moves mass by at most four rows or counts), with
-// 2·projBuf of room; rows below projTiny at the bottom are dropped and
-// projBuf rows are kept above the last one with mass.
-func (j *jointLaw) fit() {
+// fit re-lays the law out when its mass comes within projBuf (buf if
+// set) of a row window's edge, counting the arrivals' climb from up to
+// projBuf rows below (one RK4 step moves mass by at most four rows or
+// counts), with 2·projBuf of room; rows below projTiny at the bottom are
+// dropped and projBuf rows are kept above the last one with mass.
+func (j *jointLaw) fit() { j.fitWith(nil) }
+
+// fitWith is fit for the law and a second one laid out as it, q2 (the
+// cells either holds count; nil: none), and returns q2 re-laid out.
+func (j *jointLaw) fitWith(q2 []float64) []float64 {
+	bf := projBuf
+	if j.buf > 0 {
+		bf = j.buf
+	}
 	na := j.rows()
 	j.elo, j.ehi = growInts(j.elo, na), growInts(j.ehi, na)
 	first, last := -1, -1
 	for i := range na {
 		r := j.f[j.off[i] : j.off[i]+j.n[i]]
 		a, b := 0, len(r)
-		for a < b && math.Abs(r[a]) < projTiny {
-			a++
-		}
-		for b > a && math.Abs(r[b-1]) < projTiny {
-			b--
+		if q2 == nil {
+			for a < b && math.Abs(r[a]) < projTiny {
+				a++
+			}
+			for b > a && math.Abs(r[b-1]) < projTiny {
+				b--
+			}
+		} else {
+			r2 := q2[j.off[i] : j.off[i]+j.n[i]]
+			for a < b && math.Abs(r[a]) < projTiny && math.Abs(r2[a]) < projTiny {
+				a++
+			}
+			for b > a && math.Abs(r[b-1]) < projTiny && math.Abs(r2[b-1]) < projTiny {
+				b--
+			}
 		}
 		j.elo[i], j.ehi[i] = j.lo[i]+a, j.lo[i]+b
 		if a < b {
@@ -126,9 +155,9 @@ func (j *jointLaw) fit() {
 		}
 	}
 	if first < 0 {
-		return
+		return q2
 	}
-	newNa := last + 1 + projBuf - first
+	newNa := last + 1 + bf - first
 	j.nlo, j.nn = growInts(j.nlo, newNa), growInts(j.nn, newNa)
 	need := first != 0 || newNa != na
 	clo, chi, depth := 0, 0, 0
@@ -140,7 +169,7 @@ func (j *jointLaw) fit() {
 			if depth > 0 {
 				lo, hi = min(lo, clo+1), max(hi, chi+1)
 			}
-			clo, chi, depth = lo, hi, projBuf
+			clo, chi, depth = lo, hi, bf
 		} else if depth > 0 {
 			lo, hi = clo+1, chi+1
 			clo, chi = lo, hi
@@ -156,21 +185,24 @@ func (j *jointLaw) fit() {
 			}
 			continue
 		}
-		wlo, whi := max(0, lo-projBuf), hi+projBuf
+		wlo, whi := max(0, lo-bf), hi+bf
 		if i < na && j.lo[i] <= wlo && j.lo[i]+j.n[i] >= whi {
 			j.nlo[r], j.nn[r] = j.lo[i], j.n[i]
 			continue
 		}
 		need = true
-		wlo, whi = max(0, lo-2*projBuf), hi+2*projBuf
+		wlo, whi = max(0, lo-2*bf), hi+2*bf
 		j.nlo[r], j.nn[r] = wlo, whi-wlo
 	}
 	if !need {
-		return
+		return q2
 	}
 	tot := 0
 	for r := range newNa {
 		tot += j.nn[r]
+	}
+	if j.buf > 0 && len(j.f) <= 2*tot {
+		return j.rechunk(first, newNa, q2)
 	}
 	if cap(j.nf) < tot {
 		// Half again as much room: the windows grow a few cells at a
@@ -179,24 +211,89 @@ func (j *jointLaw) fit() {
 	}
 	nf := j.nf[:tot]
 	clear(nf)
+	var nq []float64
+	if q2 != nil {
+		if cap(j.nq) < tot {
+			j.nq = make([]float64, tot, tot+tot/2)
+		}
+		nq = j.nq[:tot]
+		clear(nq)
+	}
 	off := make([]int, newNa)
 	pos := 0
 	for r := range newNa {
 		off[r] = pos
 		if i := r + first; i < na {
-			for c, v := range j.f[j.off[i] : j.off[i]+j.n[i]] {
-				if q := j.lo[i] + c - j.nlo[r]; q >= 0 && q < j.nn[r] {
-					nf[pos+q] = v
+			// The counts both windows hold, [a, b).
+			a, b := max(j.lo[i], j.nlo[r]), min(j.lo[i]+j.n[i], j.nlo[r]+j.nn[r])
+			if a < b {
+				copy(nf[pos+a-j.nlo[r]:pos+b-j.nlo[r]], j.f[j.off[i]+a-j.lo[i]:j.off[i]+b-j.lo[i]])
+				if q2 != nil {
+					copy(nq[pos+a-j.nlo[r]:pos+b-j.nlo[r]], q2[j.off[i]+a-j.lo[i]:j.off[i]+b-j.lo[i]])
 				}
 			}
 		}
 		pos += j.nn[r]
+	}
+	if q2 != nil {
+		q2 = nq // in the law's own work space, until its next fitWith
 	}
 	j.nf, j.f = j.f, nf
 	j.lo = append(j.lo[:0], j.nlo[:newNa]...)
 	j.n = append(j.n[:0], j.nn[:newNa]...)
 	j.off = off
 	j.alo += first
+	return q2
+}
+
+// rechunk is fitWith's re-layout for the SSP evolution, whose passes go
+// row by row: a row whose window is kept keeps its cells where they are,
+// and only the rows that need a new window get one, appended at the end
+// of f (and of q2), so that the rows dropped at the bottom and added at
+// the top, most fits' changes, move no cell; what the moved rows leave
+// behind is reclaimed by fitWith's full re-layout once f is twice the
+// law.
+func (j *jointLaw) rechunk(first, newNa int, q2 []float64) []float64 {
+	na := j.rows()
+	off := make([]int, newNa)
+	for r := range newNa {
+		i := r + first
+		if i < na && j.lo[i] == j.nlo[r] && j.n[i] == j.nn[r] {
+			off[r] = j.off[i]
+			continue
+		}
+		o, w := len(j.f), j.nn[r]
+		j.f = slices.Grow(j.f, w)[:o+w]
+		clear(j.f[o:])
+		if q2 != nil {
+			q2 = slices.Grow(q2[:o], w)[:o+w]
+			clear(q2[o:])
+		}
+		if i < na {
+			a, b := max(j.lo[i], j.nlo[r]), min(j.lo[i]+j.n[i], j.nlo[r]+w)
+			if a < b {
+				copy(j.f[o+a-j.nlo[r]:o+b-j.nlo[r]], j.f[j.off[i]+a-j.lo[i]:j.off[i]+b-j.lo[i]])
+				if q2 != nil {
+					copy(q2[o+a-j.nlo[r]:o+b-j.nlo[r]], q2[j.off[i]+a-j.lo[i]:j.off[i]+b-j.lo[i]])
+				}
+			}
+		}
+		off[r] = o
+	}
+	j.lo = append(j.lo[:0], j.nlo[:newNa]...)
+	j.n = append(j.n[:0], j.nn[:newNa]...)
+	j.off = off
+	j.alo += first
+	return q2
+}
+
+// cells is the number of cells of the law's windows.
+func (j *jointLaw) cells() int {
+	n := 0
+	for _, w := range j.n {
+		n += w
+	}
+	return n
 }
 
 func growInts(x []int, n int) []int {
@@ -547,6 +644,13 @@ type projClass struct {
 	pi     []float64
 	jl     jointLaw
 	integ  float64
+	// The split evolution's rates of the step's sub-intervals (rows from
+	// jl.alo) and their largest values.
+	lams [][]float64
+	tops []float64
+	// The SSP evolution's rates and the mean count of jl.
+	ssp  sspRates
+	mean float64
 }
 
 // projMergeTol is the total variation between two classes' tally laws, in
@@ -580,6 +684,7 @@ func projMerge(cls []*projClass, k int) []*projClass {
 		if c != root && perceivedTV(c, root) < projMergeTol {
 			root.jl.add(&c.jl, k*(c.b-root.b))
 			root.integ += c.integ
+			root.mean += c.mean
 			root.w += c.w
 			continue
 		}

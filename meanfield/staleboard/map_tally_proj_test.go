@@ -133,15 +133,16 @@ func exactTally(p []float64, k, d int, lam, T, dt float64) (integ, boardMean flo
 
 // TestTallyProjExact checks the projected superposition against the exact
 // server chain (q, t_1, …, t_k) of exactTally, an independent brute force
-// on the same N = ∞ rates, at T = 10 from a spread board. With one
-// dispatcher the projection is exact (A = t_1 is Markov): the two agree
-// to their time steps' errors (measured 3e-6 on the mean count's integral
-// and 3e-5 on the board mean, from the map's rates frozen at each step's
-// midpoint; 1e-4 allows 4 times that). With two the projection neglects
-// how the rate depends on the split of A between the tallies and A's
-// memory; its error there is measured (1.7e-4 and 4.8e-4 relative, high,
-// at d = 2; 0.9e-4 and 1.3e-4, low, at d = 3) and held to 2e-3, 4 times
-// the largest. The regular rounding is 6% and 8% low at d = 2, 3% and 4%
+// on the same N = ∞ rates, at T = 10 from a spread board (the map, the
+// SSP evolution, at a quarter of its step). With one dispatcher the
+// projection is exact (A = t_1 is Markov): the two agree to their time
+// steps' errors (measured 2e-6 on the mean count's integral and 6e-7 on
+// the board mean; RK4, whose rates are frozen at each step's midpoint,
+// 3e-6 and 3e-5; 1e-4 allows 3 times RK4's). With two the projection
+// neglects how the rate depends on the split of A between the tallies and
+// A's memory; its error there is measured (1.6e-4 and 5.2e-4 relative,
+// high, at d = 2; 1.1e-4 and 1.1e-4, low, at d = 3) and held to 2e-3, 4
+// times the largest. The regular rounding is 6% and 8% low at d = 2, 3% and 4%
 // at d = 3; its error must stay above 1%, or the test no longer tells the
 // two apart. Each two-dispatcher case costs about 2 s (d = 3 full only).
 func TestTallyProjExact(t *testing.T) {
