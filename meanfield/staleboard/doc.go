@@ -177,7 +177,8 @@
 // step-halving limit (TestTallyProjSSP). Strang splitting of arrivals and
 // services into exact kernels was measured and is not the map: at q = 0 it
 // serves a step's arrivals for half the step whatever their time, 7e-3 off
-// in the time in system at a step of 1 (map_tally_split.go). Classes whose
+// in the time in system at a step of 1 (measured in commit 0eccc67, whose
+// code was then removed). Classes whose
 // perceived tally laws have met (total variation
 // below 1e-10) share one joint law from then on (the rates depend on the
 // class only through the law of b + t; from the rounding's balanced board

@@ -59,18 +59,9 @@ type bestdMap struct {
 	surv  []float64
 	ts    tallySpace
 	ps    projSpace
-	sp    splitSpace
 	// rk4 selects the projection's RK4 evolution (map_tally_proj.go, the
 	// tests' reference) instead of SSPRK(10,4) (map_tally_ssp.go).
 	rk4 bool
-	// split selects the projection's Strang-split evolution
-	// (map_tally_split.go: tests and measurements only, its splitting error
-	// is 1e2 times the tolerance) instead of RK4 (map_tally_proj.go).
-	split bool
-	// splitStep and splitSub, if positive, replace projSplitStep and
-	// projSplitSub (tests).
-	splitStep float64
-	splitSub  int
 	// rounding selects the regular rounding (map_tally_bestd.go) instead
 	// of the projected superposition (map_tally_proj.go and
 	// map_tally_ssp.go), the default: the
@@ -127,10 +118,6 @@ func (m *Map) applyBestd(p []float64, top int, mass float64, res *MapResult) {
 	if m.bestd.tally {
 		if m.bestd.rounding {
 			m.applyTallyBestd(p, top, mass, res)
-			return
-		}
-		if m.bestd.split {
-			m.applyTallyProjSplit(p, top, mass, res)
 			return
 		}
 		if m.bestd.rk4 {

@@ -644,10 +644,6 @@ type projClass struct {
 	pi     []float64
 	jl     jointLaw
 	integ  float64
-	// The split evolution's rates of the step's sub-intervals (rows from
-	// jl.alo) and their largest values.
-	lams [][]float64
-	tops []float64
 	// The SSP evolution's rates and the mean count of jl.
 	ssp  sspRates
 	mean float64
