@@ -162,6 +162,18 @@
 // T = 312.5 and 325; the simulator at N = 1,600 from the empty start tips
 // at T = 300 (4 of 4 replications, 54.6 ± 0.25 over 40 periods), finds no
 // steady state at T = 312.5, and stays balanced at T = 325, 350 and 400.
+// From the half-loaded start (B = 0.1·T) at T = 400 it settles on a herd
+// of 71.965 (board mean 75.501) against 72.01 [71.71, 72.32] (75.58
+// [75.31, 75.84]) at N = 1,600 from the same start. Best of three herds
+// worse: at T = 400 a two-period cycle between 117.24 and 117.50 (board
+// about 118.7–118.8) against 116.5 [115.7, 117.1] (118.3 [117.9, 118.7]),
+// beside its balanced 8.262 (8.21 [8.13, 8.28]); from the empty board it
+// tips at T = 250, 275 and 287.5 (the herd's 74–85 after 14–25 periods)
+// and stays balanced at T = 300 (11.00 after 80 periods, moving 1e-6 a
+// period; the simulator 10.5 [10.2, 10.7], 0 of 4 tipped, and no steady
+// state at T = 287.5): its edge lies between T = 287.5 and 300
+// (TestTallyProjMeasure with FLUID_PROJ_D=3; the simulator's 95%
+// intervals from 4 replications of 25–40 periods).
 // Cost: the joint laws hold some 10³–10⁴ cells a class (at the balanced
 // fixed point at T = 400, 153 classes of up to 50 rows of up to 150
 // counts), stepped every 2 time units (SSPRK(10,4)'s bound (h/6)·(dλ + 1)
