@@ -419,19 +419,7 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		return 0
 	}
 	r := src[o : o+n]
-	// The arrival inflow from row i − 1 reaches the cells [c0, c1): cell c
-	// gets lam[i−1]·pr[c + sh].
-	c0, c1, sh := 0, 0, 0
-	var pr []float64
-	var lp float64
-	if i > 0 && j.n[i-1] > 0 {
-		pl, pn := j.lo[i-1], j.n[i-1]
-		pr = src[j.off[i-1] : j.off[i-1]+pn]
-		lp = lam[i-1]
-		c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
-		c1 = max(c0, c1)
-		sh = lo - 1 - pl
-	}
+	pr, lp, c0, c1, sh := j.inflow(i, src, lam)
 	l, l1 := lam[i], lam[i]+1
 	fr, ar, dr := j.f[o:o+n], acc[o:o+n], dst[o:o+n]
 	// cell sets cell c from its slope v.
@@ -476,6 +464,21 @@ func (ps *projSpace) rowStage(j *jointLaw, i, st int, src, dst, acc, lam []float
 		cell(e, in(e)-l1*r[e])
 	}
 	return rowMean(src[o:o+n], lo)
+}
+
+// inflow is the arrival inflow into row i (n[i] > 0) from row i − 1 of
+// the law src (laid out as j.f) at row rates lam: it reaches the row's
+// cells [c0, c1), cell c getting lp·pr[c + sh] (none when row i − 1 is
+// absent or empty: c0 = c1 = 0).
+func (j *jointLaw) inflow(i int, src, lam []float64) (pr []float64, lp float64, c0, c1, sh int) {
+	if i == 0 || j.n[i-1] == 0 {
+		return nil, 0, 0, 0, 0
+	}
+	n, lo := j.n[i], j.lo[i]
+	pl, pn := j.lo[i-1], j.n[i-1]
+	pr = src[j.off[i-1] : j.off[i-1]+pn]
+	c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
+	return pr, lam[i-1], c0, max(c0, c1), lo - 1 - pl
 }
 
 // runStage sets the cells of one run from their slopes
@@ -573,14 +576,7 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
 	st := newTallyStepper(p, top, mass, lam/k, d, V)
-	var cls []*projClass
-	for b := 0; b <= top; b++ {
-		if p[b] > 0 {
-			c := &projClass{b: b, w: p[b], pi: []float64{1}}
-			c.jl = newJointLaw(0, []int{0}, []int{b}, []float64{p[b]})
-			cls = append(cls, c)
-		}
-	}
+	cls := newProjClasses(p, top)
 	var mid []float64
 	bd.workUsed, bd.overCap = 0, false
 	// No evaluation does more than the work bound, whoever calls it.
@@ -625,6 +621,28 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 			c.pi, c.off = trimLow(c.pi, c.off)
 		}
 	}
+	m.finishProj(cls, mass, res)
+}
+
+// newProjClasses returns the period's start: one class for each board
+// level b ≤ top of positive mass, its tallies at 0 and its joint law at
+// (A, q) = (0, b).
+func newProjClasses(p []float64, top int) []*projClass {
+	var cls []*projClass
+	for b := 0; b <= top; b++ {
+		if p[b] > 0 {
+			c := &projClass{b: b, w: p[b], pi: []float64{1}}
+			c.jl = newJointLaw(0, []int{0}, []int{b}, []float64{p[b]})
+			cls = append(cls, c)
+		}
+	}
+	return cls
+}
+
+// finishProj sets res from the classes at the period's end: the next
+// board is the sum of their count marginals, the mean time in system
+// their integrals' (mass the board's total).
+func (m *Map) finishProj(cls []*projClass, mass float64, res *MapResult) {
 	next := res.Next[:0]
 	*res = MapResult{Next: next}
 	var integ float64

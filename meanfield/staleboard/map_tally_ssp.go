@@ -268,19 +268,8 @@ func (j *jointLaw) sweepRow(i int, lam []float64, eta float64, q2 []float64, mod
 		}
 		r := j.f[o : o+n]
 		q := q2[o : o+n]
-		// The arrival inflow from row i − 1 reaches the cells [c0, c1):
-		// cell c gets lam[i−1]·pr[c + sh].
-		c0, c1, sh := 0, 0, 0
-		var pr []float64
-		var lp float64
-		if i > 0 && j.n[i-1] > 0 {
-			pl, pn := j.lo[i-1], j.n[i-1]
-			pr = j.f[j.off[i-1] : j.off[i-1]+pn]
-			lp = lam[i-1]
-			c0, c1 = min(n, max(0, pl+1-lo)), max(0, min(n, pl+pn+1-lo))
-			c1 = max(c0, c1)
-			sh = lo - 1 - pl
-		}
+		// The arrival inflow from row i − 1 (not swept yet: old values).
+		pr, lp, c0, c1, sh := j.inflow(i, j.f, lam)
 		in := func(c int) float64 {
 			if c >= c0 && c < c1 {
 				return lp * pr[c+sh]
@@ -415,16 +404,11 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 
 	V := top + 2 + int(math.Ceil(float64(d)*lam*T/k)) + 64
 	st := newTallyStepper(p, top, mass, lam/k, d, V)
-	var cls []*projClass
-	for b := 0; b <= top; b++ {
-		if p[b] > 0 {
-			c := &projClass{b: b, w: p[b], pi: []float64{1}}
-			c.jl = newJointLaw(0, []int{0}, []int{b}, []float64{p[b]})
-			c.jl.buf = sspStages / 2
-			c.jl.fit()
-			c.mean = float64(b) * p[b]
-			cls = append(cls, c)
-		}
+	cls := newProjClasses(p, top)
+	for _, c := range cls {
+		c.jl.buf = sspStages / 2
+		c.jl.fit()
+		c.mean = float64(c.b) * c.w
 	}
 	bd.workUsed, bd.overCap = 0, false
 	bd.sspCells, bd.sspRows, bd.sspTally = 0, 0, 0
@@ -516,12 +500,5 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 	nuT := make([]float64, V)
 	st.rates(nuT, st.P)
 	advance(nuT)
-	next := res.Next[:0]
-	*res = MapResult{Next: next}
-	var integ float64
-	for _, c := range cls {
-		integ += c.integ
-		next = c.jl.qMarginal(next)
-	}
-	m.finishBestd(res, next, mass, integ)
+	m.finishProj(cls, mass, res)
 }
