@@ -89,6 +89,23 @@ type bestdMap struct {
 	overCap                     bool
 }
 
+// overWork reports whether the projected evaluation's counted work has
+// passed its cap (workCap, or the work bound, workBudget: no evaluation
+// does more than the bound, whoever calls it); if so it sets overCap and
+// empties res, the evaluation's result.
+func (bd *bestdMap) overWork(res *MapResult) bool {
+	limit := workBudget
+	if bd.workCap > 0 {
+		limit = bd.workCap
+	}
+	if bd.workUsed <= limit {
+		return false
+	}
+	bd.overCap = true
+	*res = MapResult{Next: res.Next[:0]}
+	return true
+}
+
 // choiceRate is Σ_{j<d} a^j·c^{d−1−j} = (a^d − c^d)/(a − c): the rate at
 // which best of d sends to a level whose survival is a, the next c, per
 // unit of the arrival rate and of the level's mass.

@@ -579,11 +579,6 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 	cls := newProjClasses(p, top)
 	var mid []float64
 	bd.workUsed, bd.overCap = 0, false
-	// No evaluation does more than the work bound, whoever calls it.
-	workCap := workBudget
-	if bd.workCap > 0 {
-		workCap = bd.workCap
-	}
 	for i := range nstep {
 		// The work is counted as it is done (the cells of the joint laws a
 		// step updates): their number follows the board's spread and the
@@ -592,9 +587,7 @@ func (m *Map) applyTallyProj(p []float64, top int, mass float64, res *MapResult)
 		for _, c := range cls {
 			bd.workUsed += projCellCost * float64(len(c.jl.f))
 		}
-		if bd.workUsed > workCap {
-			bd.overCap = true
-			*res = MapResult{Next: res.Next[:0]}
+		if bd.overWork(res) {
 			return
 		}
 		if i%projMergeEvery == 0 && !bd.noMerge {

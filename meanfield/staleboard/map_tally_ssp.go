@@ -67,9 +67,9 @@ const (
 )
 
 // sspRates is a class's rates at a step's start, midpoint and end (rows
-// from its law's alo) and the stage's interpolation.
+// from its law's alo).
 type sspRates struct {
-	l0, lm, l1, l []float64
+	l0, lm, l1 []float64
 	// m is the law's row masses (rows from malo), stepped with it.
 	m    []float64
 	malo int
@@ -97,16 +97,7 @@ func (r *sspRates) rowMasses(j *jointLaw) {
 // drops empty rows at the bottom and adds empty ones at the top; the cells
 // it cuts are below projTiny).
 func (r *sspRates) shift(alo int, j *jointLaw) {
-	d := j.alo - alo
-	n := j.rows()
-	nm := growTo(&r.l, n)
-	for i := range nm {
-		nm[i] = 0
-		if k := i + d; k >= 0 && k < len(r.m) {
-			nm[i] = r.m[k]
-		}
-	}
-	r.m = append(r.m[:0], nm...)
+	r.m = shiftRows(&r.m, r.m, j.alo-alo, j.rows())
 	r.malo = j.alo
 }
 
@@ -228,16 +219,20 @@ func (j *jointLaw) sweeps(ls [sspHalf][]float64, modes [sspHalf]int, eta float64
 }
 
 // shiftRows returns x (rows from some alo) re-indexed to n rows from alo
-// + d, new rows 0, in buf (which may be x's own).
+// + d, new rows 0, in buf, which is x's own array (from its start) or
+// apart from it: in place, each x[i + d] is read before it is overwritten
+// (upwards when d ≥ 0, downwards otherwise).
 func shiftRows(buf *[]float64, x []float64, d, n int) []float64 {
-	tmp := make([]float64, n)
-	for i := range tmp {
-		if k := i + d; k >= 0 && k < len(x) {
-			tmp[i] = x[k]
+	out := growTo(buf, n)
+	if d >= 0 {
+		for i := range out {
+			out[i] = at(x, i+d)
+		}
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			out[i] = at(x, i+d)
 		}
 	}
-	out := growTo(buf, n)
-	copy(out, tmp)
 	return out
 }
 
@@ -412,10 +407,6 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 	}
 	bd.workUsed, bd.overCap = 0, false
 	bd.sspCells, bd.sspRows, bd.sspTally = 0, 0, 0
-	workCap := workBudget
-	if bd.workCap > 0 {
-		workCap = bd.workCap
-	}
 	// rates superposes class c's rates from the tally law x at the
 	// perceived rates nu (kept in c.ssp) and fills dst with them (rows of
 	// its law).
@@ -449,9 +440,7 @@ func (m *Map) applyTallyProjSSP(p []float64, top int, mass float64, res *MapResu
 		tally := float64(V)
 		if il == 0 && i > 0 {
 			advance(st.nu[0])
-			if bd.workUsed > workCap {
-				bd.overCap = true
-				*res = MapResult{Next: res.Next[:0]}
+			if bd.overWork(res) {
 				return
 			}
 			if !bd.noMerge {

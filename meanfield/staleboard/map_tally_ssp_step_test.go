@@ -54,9 +54,10 @@ func TestSSPStep(t *testing.T) {
 	d := make([]float64, len(q1))
 	eta := h / 6
 	var I1, I2 float64
+	var lbuf []float64
 	for s := range sspStages {
 		r.ro = 0
-		l := r.at(sspTheta[s], na, &r.l)
+		l := r.at(sspTheta[s], na, &lbuf)
 		e := ref.deriv(d, q1, l)
 		if s == sspStages-1 {
 			for c := range q1 {
