@@ -224,19 +224,13 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	longest := len(p)
 	series := []float64{}         // not nil: supportFunc records every period
 	warm := min(8, set.MaxIter/2) // periods on the free support
-	// work is the cost of the periods iterated (supportCost); it may not
-	// pass MaxWork, which checkWork checked on the start's support only:
-	// a board that keeps growing (best of d without tallies near λ = 1)
-	// costs more every period.
-	var work float64
+	// The periods' cost may not pass MaxWork, which checkWork checked on
+	// the start's support only: a board that keeps growing (best of d
+	// without tallies near λ = 1) costs more every period.
+	wf := &supportFunc{m: mp, budget: workBudget}
 	for range warm {
-		work += (&supportFunc{m: mp}).supportCost(p)
-		// A map that counts its work as it goes (best of d with a tally)
-		// stops where the periods so far and this one pass the bound.
-		mp.setWorkCap(math.Max(workBudget-work, 1))
-		r, err := mp.Apply(p)
-		mp.setWorkCap(0)
-		work += mp.countedWork()
+		r := &MapResult{}
+		err := wf.apply(p, r)
 		if errors.Is(err, errWorkBudget) {
 			return budgetSpent(mp, &supportFunc{m: mp, series: series, lastIn: p}, len(series), start)
 		}
@@ -249,6 +243,7 @@ func attractor(m *Model, s *AttractorSettings, ref bool) (*AttractorResult, erro
 	}
 	n := max(2*longest+32, len(p))
 	done := warm // periods iterated so far
+	work := wf.work
 	for {
 		f := &supportFunc{m: mp, strict: true, recent: make([]float64, 0, 100), series: series, work: work, budget: workBudget}
 		att, err := fixedpoint.Classify(f.eval, pad(p, n), &fixedpoint.ClassifySettings{Tol: set.Tol, MaxIter: max(set.MaxIter-done, 1)})

@@ -84,7 +84,12 @@ func (s *supportFunc) take(dst []float64, r *MapResult) float64 {
 	return lost
 }
 
-func (s *supportFunc) eval(dst, x []float64) error {
+// apply evaluates the map at x into r within the budget (if positive):
+// an evaluation priced (supportCost) past what is left is not made, one
+// that counts its work as it goes stops where it would pass it; both
+// fail with errWorkBudget, lastIn keeping x. s.work adds the evaluation's
+// cost.
+func (s *supportFunc) apply(x []float64, r *MapResult) error {
 	if s.budget > 0 {
 		w := s.supportCost(x)
 		if s.work+w > s.budget {
@@ -92,19 +97,20 @@ func (s *supportFunc) eval(dst, x []float64) error {
 			return errWorkBudget
 		}
 		s.work += w
-		// An evaluation that counts its work as it goes stops where it
-		// would pass the budget.
 		s.m.setWorkCap(math.Max(s.budget-s.work, 1))
 		defer s.m.setWorkCap(0)
 	}
-	r := &s.res
 	err := s.m.applyInto(x, r)
 	s.work += s.m.countedWork()
 	if errors.Is(err, errWorkBudget) {
 		s.lastIn = append(s.lastIn[:0], x...)
-		return err
 	}
-	if err != nil {
+	return err
+}
+
+func (s *supportFunc) eval(dst, x []float64) error {
+	r := &s.res
+	if err := s.apply(x, r); err != nil {
 		return err
 	}
 	lost := s.take(dst, r)
