@@ -161,7 +161,7 @@ func runMap(w, stderr io.Writer, o *mapOptions) error {
 	rep.Policy, rep.Sizes, rep.Discipline, rep.Alpha = pol.String(), sys.Sizes.String(), sys.Discipline.String(), o.words.alpha
 	why := fmt.Sprintf("the map did not settle within %s", plural(att.Iterations, "period"))
 	if att.Status == outcome.IterationLimit {
-		why = fmt.Sprintf("the work bound (%g units, about 15 minutes: the board grew every period) stopped the map after %s", float64(staleboard.MaxWork), plural(att.Iterations, "period"))
+		why = fmt.Sprintf("the work bound (%g units, about 15 minutes of CPU: a board that grows every period, or periods that each cost minutes, as in a herd of best of d with a tally at long T) stopped the map after %s", float64(staleboard.MaxWork), plural(att.Iterations, "period"))
 	}
 	unsettled := ended(att.Status, fmt.Sprintf("%s: the values are averages over the last %d, not an attractor's", why, att.Averaged))
 	err = emit(w, output{json: o.json, csv: o.csv, rows: "phases"}, rep, func(w io.Writer) error { return writeMapText(w, rep, att, tally, o) })
